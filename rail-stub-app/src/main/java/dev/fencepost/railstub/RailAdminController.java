@@ -1,0 +1,99 @@
+package dev.fencepost.railstub;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Test and experiment controls: the fault plan, and the ground truth of every movement. Not part of
+ * what a real rail offers; the proxy never calls these.
+ */
+@RestController
+@RequestMapping("/rail/admin")
+class RailAdminController {
+
+  private static final Logger log = LoggerFactory.getLogger(RailAdminController.class);
+
+  private final FaultDecider decider;
+  private final MovementBook book;
+
+  RailAdminController(FaultDecider decider, MovementBook book) {
+    this.decider = decider;
+    this.book = book;
+  }
+
+  /**
+   * A new fault plan.
+   *
+   * @param rates probability per mode
+   * @param overrides mode forced per client reference
+   * @param lookupLagMillis lookup visibility lag; absent keeps the current lag
+   */
+  record FaultPlanRequest(
+      Map<FaultMode, Double> rates, Map<String, FaultMode> overrides, Long lookupLagMillis) {}
+
+  @PutMapping("/faults")
+  Map<String, Object> replaceFaults(@RequestBody FaultPlanRequest request) {
+    Duration lag =
+        request.lookupLagMillis() == null
+            ? decider.plan().lookupLag()
+            : Duration.ofMillis(request.lookupLagMillis());
+    FaultPlan plan = new FaultPlan(request.rates(), request.overrides(), lag);
+    decider.replace(plan);
+    log.atInfo()
+        .addKeyValue("event", "rail.stub.faults_replaced")
+        .addKeyValue("rates", plan.rates())
+        .addKeyValue("overrides", plan.overrides().size())
+        .addKeyValue("lookupLagMillis", plan.lookupLag().toMillis())
+        .log("rail stub fault plan replaced");
+    return describe(plan);
+  }
+
+  @GetMapping("/faults")
+  Map<String, Object> faults() {
+    return describe(decider.plan());
+  }
+
+  @DeleteMapping("/faults")
+  ResponseEntity<Void> restoreFaults() {
+    decider.restoreStartupPlan();
+    return ResponseEntity.noContent().build();
+  }
+
+  @GetMapping("/movements")
+  Map<String, Object> movements(@RequestParam(required = false) String clientReference) {
+    List<Movement> all = book.all(clientReference);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("count", all.size());
+    body.put("movements", all);
+    return body;
+  }
+
+  /** Forgets every movement and attempt count: a fresh rail for the next test. */
+  @DeleteMapping("/movements")
+  ResponseEntity<Void> clearMovements() {
+    book.clear();
+    decider.forgetAttempts();
+    log.atInfo().addKeyValue("event", "rail.stub.movements_cleared").log("rail stub cleared");
+    return ResponseEntity.noContent().build();
+  }
+
+  private static Map<String, Object> describe(FaultPlan plan) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("rates", plan.rates());
+    body.put("overrides", plan.overrides());
+    body.put("lookupLagMillis", plan.lookupLag().toMillis());
+    return body;
+  }
+}
