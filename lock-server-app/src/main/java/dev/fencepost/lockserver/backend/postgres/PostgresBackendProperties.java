@@ -1,0 +1,23 @@
+package dev.fencepost.lockserver.backend.postgres;
+
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * PostgreSQL backend settings, under {@code fencepost.lock.postgres}. The database itself is chosen
+ * with the standard {@code spring.datasource.*} properties.
+ *
+ * @param beaconInterval how often each instance proves it can reach lockdb; the grace step after an
+ *     outage covers sessions alive at the last beacon of any instance
+ * @param reapAfter how long an expired session is kept before housekeeping deletes it
+ * @param instanceId this instance's name in {@code lock_server_beacon}; defaults to a random one
+ */
+@ConfigurationProperties("fencepost.lock.postgres")
+public record PostgresBackendProperties(
+    Duration beaconInterval, Duration reapAfter, String instanceId) {
+
+  public PostgresBackendProperties {
+    beaconInterval = beaconInterval == null ? Duration.ofSeconds(1) : beaconInterval;
+    reapAfter = reapAfter == null ? Duration.ofMinutes(5) : reapAfter;
+  }
+}

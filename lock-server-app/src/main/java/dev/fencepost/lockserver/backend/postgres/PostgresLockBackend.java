@@ -1,0 +1,565 @@
+package dev.fencepost.lockserver.backend.postgres;
+
+import dev.fencepost.lock.FencingToken;
+import dev.fencepost.lock.LockGrant;
+import dev.fencepost.lock.LockInfo;
+import dev.fencepost.lock.LockKey;
+import dev.fencepost.lock.LockLostException;
+import dev.fencepost.lock.LockNotAcquiredException;
+import dev.fencepost.lock.NotHolderException;
+import dev.fencepost.lock.RevokeResult;
+import dev.fencepost.lock.SessionId;
+import dev.fencepost.lock.SessionInfo;
+import dev.fencepost.lock.SessionNotFoundException;
+import dev.fencepost.lockserver.backend.BackendUnavailableException;
+import dev.fencepost.lockserver.backend.LockBackend;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The PostgreSQL lock backend (FR-09). lockdb holds sessions, lock entries, a token sequence and an
+ * append-only history; every decision is made by PostgreSQL inside a statement, by its clock (D6).
+ *
+ * <p>How the rules of {@link LockBackend} are kept:
+ *
+ * <ul>
+ *   <li>Mutual exclusion (INV-06): {@code lock_entry.lock_key} is the primary key. A free key is
+ *       taken with {@code INSERT ... ON CONFLICT DO NOTHING}; a key whose holder's session has
+ *       expired is taken over by deleting that session ({@code DELETE ... WHERE expires_at <=
+ *       now()}) in the acquiring transaction. That delete and a racing keepalive ({@code UPDATE ...
+ *       WHERE expires_at > now()}) lock the same session row, so exactly one of them wins: either
+ *       the session was extended and the key stays held, or the session is gone and its keepalive
+ *       fails.
+ *   <li>Tokens (INV-04, D4): {@code nextval('lock_token_seq')}, a NO CYCLE sequence, and the token
+ *       is returned only after the transaction committed.
+ *   <li>Expiry (D6): only ever {@code expires_at} compared with {@code now()} inside SQL.
+ * </ul>
+ */
+public final class PostgresLockBackend implements LockBackend {
+
+  private static final int MAX_ATTEMPTS = 5;
+
+  private final JdbcClient jdbc;
+  private final TransactionTemplate tx;
+  private final ReleaseListener releases;
+  private final SessionGrace grace;
+
+  public PostgresLockBackend(
+      JdbcClient jdbc, TransactionTemplate tx, ReleaseListener releases, SessionGrace grace) {
+    this.jdbc = jdbc;
+    this.tx = tx;
+    this.releases = releases;
+    this.grace = grace;
+  }
+
+  @Override
+  public String name() {
+    return "postgres";
+  }
+
+  @Override
+  public SessionInfo createSession(String owner, Duration ttl) {
+    UUID id = UUID.randomUUID();
+    return call(
+        () ->
+            jdbc.sql(
+                    """
+                    INSERT INTO lock_session (id, owner, ttl_millis, expires_at)
+                    VALUES (:id, :owner, :ttl, now() + :ttl * interval '1 millisecond')
+                    RETURNING expires_at
+                    """)
+                .param("id", id)
+                .param("owner", owner)
+                .param("ttl", ttl.toMillis())
+                .query(
+                    (rs, n) ->
+                        new SessionInfo(
+                            new SessionId(id.toString()),
+                            owner,
+                            ttl,
+                            rs.getTimestamp("expires_at").toInstant()))
+                .single());
+  }
+
+  @Override
+  public SessionInfo keepAlive(SessionId sessionId) {
+    UUID id = parse(sessionId).orElseThrow(() -> new SessionNotFoundException(sessionId));
+    return call(
+        () ->
+            jdbc.sql(
+                    """
+                    UPDATE lock_session
+                       SET expires_at = now() + ttl_millis * interval '1 millisecond',
+                           last_heartbeat_at = now()
+                     WHERE id = :id AND expires_at > now()
+                    RETURNING owner, ttl_millis, expires_at
+                    """)
+                .param("id", id)
+                .query(
+                    (rs, n) ->
+                        new SessionInfo(
+                            sessionId,
+                            rs.getString("owner"),
+                            Duration.ofMillis(rs.getLong("ttl_millis")),
+                            rs.getTimestamp("expires_at").toInstant()))
+                .optional()
+                .orElseThrow(() -> new SessionNotFoundException(sessionId)));
+  }
+
+  @Override
+  public void closeSession(SessionId sessionId) {
+    Optional<UUID> id = parse(sessionId);
+    if (id.isEmpty()) {
+      return;
+    }
+    List<String> freed =
+        call(
+            () ->
+                tx.execute(
+                    status -> {
+                      List<String> keys =
+                          jdbc.sql(
+                                  """
+                                  INSERT INTO lock_event (lock_key, token, session_id, kind)
+                                  SELECT lock_key, token, session_id, 'SESSION_CLOSED'
+                                    FROM lock_entry WHERE session_id = :id
+                                  RETURNING lock_key
+                                  """)
+                              .param("id", id.get())
+                              .query(String.class)
+                              .list();
+                      jdbc.sql("DELETE FROM lock_session WHERE id = :id")
+                          .param("id", id.get())
+                          .update();
+                      keys.forEach(this::notifyFreed);
+                      return keys;
+                    }));
+    freed.forEach(releases::localWake);
+  }
+
+  @Override
+  public LockGrant acquire(LockKey key, SessionId sessionId, Duration wait) {
+    UUID session = parse(sessionId).orElseThrow(() -> new SessionNotFoundException(sessionId));
+    long deadline = System.nanoTime() + wait.toNanos();
+    Attempt first = attemptAcquire(key, sessionId, session);
+    if (first.grant() != null || wait.isZero()) {
+      return first.orThrow(key);
+    }
+    // Waiting: registered as a waiter (for inspection), woken by NOTIFY when the key is freed, or
+    // at the holder's expiry if it dies silently. Never a tight polling loop.
+    UUID waiterId = UUID.randomUUID();
+    call(
+        () ->
+            jdbc.sql(
+                    """
+                    INSERT INTO lock_waiter (id, lock_key, session_id)
+                    SELECT :wid, :key, id FROM lock_session WHERE id = :sid
+                    """)
+                .param("wid", waiterId)
+                .param("key", key.value())
+                .param("sid", session)
+                .update());
+    try {
+      Attempt attempt = first;
+      while (true) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return attempt.orThrow(key);
+        }
+        long untilHolderExpiry =
+            attempt.holderExpiresInMillis() == null
+                ? Long.MAX_VALUE
+                : Math.max(attempt.holderExpiresInMillis() + 5, 5) * 1_000_000L;
+        releases.awaitRelease(key, Math.min(left, untilHolderExpiry));
+        attempt = attemptAcquire(key, sessionId, session);
+        if (attempt.grant() != null) {
+          return attempt.grant();
+        }
+      }
+    } finally {
+      try {
+        jdbc.sql("DELETE FROM lock_waiter WHERE id = :wid").param("wid", waiterId).update();
+      } catch (DataAccessException e) {
+        // The waiter row cascades away with its session; inspection may over-count meanwhile.
+      }
+    }
+  }
+
+  /** One try: returns the grant, or how long until the current holder's session expires. */
+  private Attempt attemptAcquire(LockKey key, SessionId sessionId, UUID session) {
+    for (int i = 1; ; i++) {
+      try {
+        return call(() -> tx.execute(status -> acquireOnce(key, sessionId, session)));
+      } catch (PessimisticLockingFailureException e) {
+        // A deadlock between two takeovers; the loser retries. Bounded.
+        if (i >= MAX_ATTEMPTS) {
+          throw new BackendUnavailableException("lockdb kept aborting acquire", e);
+        }
+      }
+    }
+  }
+
+  private Attempt acquireOnce(LockKey key, SessionId sessionId, UUID session) {
+    Optional<SessionRow> me =
+        jdbc.sql("SELECT owner FROM lock_session WHERE id = :sid AND expires_at > now() FOR SHARE")
+            .param("sid", session)
+            .query((rs, n) -> new SessionRow(rs.getString("owner")))
+            .optional();
+    if (me.isEmpty()) {
+      throw new SessionNotFoundException(sessionId);
+    }
+    Optional<EntryRow> current = entry(key, true);
+    if (current.isPresent()) {
+      EntryRow held = current.get();
+      if (held.sessionId().equals(session)) {
+        // Idempotent re-acquire: a retried request must not mint a token (spec 02 section 2.4).
+        return Attempt.granted(held.toGrant(key, sessionId));
+      }
+      int takenOver =
+          jdbc.sql("DELETE FROM lock_session WHERE id = :holder AND expires_at <= now()")
+              .param("holder", held.sessionId())
+              .update();
+      if (takenOver == 0) {
+        return Attempt.held(held.expiresInMillis());
+      }
+      jdbc.sql(
+              """
+              INSERT INTO lock_event (lock_key, token, session_id, kind)
+              VALUES (:key, :token, :sid, 'EXPIRED')
+              """)
+          .param("key", key.value())
+          .param("token", held.token())
+          .param("sid", held.sessionId())
+          .update();
+    }
+    Optional<EntryRow> inserted =
+        jdbc.sql(
+                """
+                WITH s AS (
+                  SELECT id, owner, expires_at FROM lock_session WHERE id = :sid
+                ), ins AS (
+                  INSERT INTO lock_entry (lock_key, session_id, owner, token, acquired_at)
+                  SELECT :key, s.id, s.owner, nextval('lock_token_seq'), now() FROM s
+                  ON CONFLICT (lock_key) DO NOTHING
+                  RETURNING session_id, owner, token, acquired_at
+                )
+                SELECT ins.session_id, ins.owner, ins.token, ins.acquired_at, s.expires_at,
+                       (extract(epoch FROM s.expires_at - now()) * 1000)::bigint AS expires_in
+                  FROM ins JOIN s ON s.id = ins.session_id
+                """)
+            .param("sid", session)
+            .param("key", key.value())
+            .query(PostgresLockBackend::entryRow)
+            .optional();
+    if (inserted.isEmpty()) {
+      // Another session inserted the key after our read; it is held.
+      return Attempt.held(entry(key, false).map(EntryRow::expiresInMillis).orElse(null));
+    }
+    EntryRow row = inserted.get();
+    jdbc.sql(
+            """
+            INSERT INTO lock_event (lock_key, token, session_id, kind)
+            VALUES (:key, :token, :sid, 'ACQUIRED')
+            """)
+        .param("key", key.value())
+        .param("token", row.token())
+        .param("sid", session)
+        .update();
+    return Attempt.granted(row.toGrant(key, sessionId));
+  }
+
+  @Override
+  public LockGrant renew(LockKey key, SessionId sessionId, FencingToken token) {
+    Optional<UUID> session = parse(sessionId);
+    Optional<EntryRow> renewed =
+        session.flatMap(
+            id ->
+                call(
+                    () ->
+                        jdbc.sql(
+                                """
+                                UPDATE lock_session s
+                                   SET expires_at = now() + s.ttl_millis * interval '1 millisecond',
+                                       last_heartbeat_at = now()
+                                  FROM lock_entry e
+                                 WHERE s.id = :sid AND s.expires_at > now()
+                                   AND e.lock_key = :key AND e.session_id = s.id AND e.token = :token
+                                RETURNING e.session_id, e.owner, e.token, e.acquired_at,
+                                          s.expires_at, 0::bigint AS expires_in
+                                """)
+                            .param("sid", id)
+                            .param("key", key.value())
+                            .param("token", token.value())
+                            .query(PostgresLockBackend::entryRow)
+                            .optional()));
+    return renewed
+        .map(row -> row.toGrant(key, sessionId))
+        .orElseThrow(() -> lost(key, session.orElse(null), token));
+  }
+
+  /** Works out, for the caller's benefit, why a grant is no longer valid. */
+  private LockLostException lost(LockKey key, UUID session, FencingToken token) {
+    boolean revoked =
+        call(
+            () ->
+                jdbc.sql(
+                            "SELECT count(*) FROM lock_audit WHERE lock_key = :key AND revoked_token = :token")
+                        .param("key", key.value())
+                        .param("token", token.value())
+                        .query(Long.class)
+                        .single()
+                    > 0);
+    if (revoked) {
+      return new LockLostException(key, LockLostException.Reason.REVOKED, "revoked by an operator");
+    }
+    boolean sessionAlive =
+        session != null
+            && call(
+                () ->
+                    jdbc.sql(
+                                "SELECT count(*) FROM lock_session WHERE id = :sid AND expires_at > now()")
+                            .param("sid", session)
+                            .query(Long.class)
+                            .single()
+                        > 0);
+    return sessionAlive
+        ? new LockLostException(key, LockLostException.Reason.NOT_HELD, "no longer the holder")
+        : new LockLostException(key, LockLostException.Reason.SESSION_LOST, "session expired");
+  }
+
+  @Override
+  public void release(LockKey key, SessionId sessionId, FencingToken token) {
+    UUID session = parse(sessionId).orElseThrow(() -> new NotHolderException(key));
+    int released =
+        call(
+            () ->
+                tx.execute(
+                    status -> {
+                      int n =
+                          jdbc.sql(
+                                  """
+                                  DELETE FROM lock_entry
+                                   WHERE lock_key = :key AND session_id = :sid AND token = :token
+                                  """)
+                              .param("key", key.value())
+                              .param("sid", session)
+                              .param("token", token.value())
+                              .update();
+                      if (n == 1) {
+                        jdbc.sql(
+                                """
+                                INSERT INTO lock_event (lock_key, token, session_id, kind)
+                                VALUES (:key, :token, :sid, 'RELEASED')
+                                """)
+                            .param("key", key.value())
+                            .param("token", token.value())
+                            .param("sid", session)
+                            .update();
+                        notifyFreed(key.value());
+                      }
+                      return n;
+                    }));
+    if (released == 0) {
+      throw new NotHolderException(key);
+    }
+    releases.localWake(key.value());
+  }
+
+  @Override
+  public LockInfo inspect(LockKey key) {
+    return call(
+        () -> {
+          int waiters =
+              jdbc.sql(
+                      """
+                      SELECT count(*) FROM lock_waiter w JOIN lock_session s ON s.id = w.session_id
+                       WHERE w.lock_key = :key AND s.expires_at > now()
+                      """)
+                  .param("key", key.value())
+                  .query(Integer.class)
+                  .single();
+          return entry(key, false)
+              .filter(row -> row.expiresInMillis() > 0)
+              .map(
+                  row ->
+                      new LockInfo(
+                          key,
+                          true,
+                          row.owner(),
+                          new SessionId(row.sessionId().toString()),
+                          new FencingToken(row.token()),
+                          row.acquiredAt(),
+                          row.expiresAt(),
+                          waiters))
+              .orElseGet(() -> LockInfo.free(key, waiters));
+        });
+  }
+
+  @Override
+  public RevokeResult revoke(LockKey key, String operator, String reason) {
+    RevokeResult result =
+        call(
+            () ->
+                tx.execute(
+                    status -> {
+                      Optional<EntryRow> revoked =
+                          jdbc.sql(
+                                  """
+                                  DELETE FROM lock_entry WHERE lock_key = :key
+                                  RETURNING session_id, owner, token, acquired_at,
+                                            now() AS expires_at, 0::bigint AS expires_in
+                                  """)
+                              .param("key", key.value())
+                              .query(PostgresLockBackend::entryRow)
+                              .optional();
+                      jdbc.sql(
+                              """
+                              INSERT INTO lock_audit
+                                (action, lock_key, operator, reason, revoked_token, revoked_owner)
+                              VALUES ('REVOKE', :key, :operator, :reason, :token, :owner)
+                              """)
+                          .param("key", key.value())
+                          .param("operator", operator)
+                          .param("reason", reason)
+                          .param("token", revoked.map(EntryRow::token).orElse(null))
+                          .param("owner", revoked.map(EntryRow::owner).orElse(null))
+                          .update();
+                      revoked.ifPresent(
+                          row ->
+                              jdbc.sql(
+                                      """
+                                      INSERT INTO lock_event (lock_key, token, session_id, kind)
+                                      VALUES (:key, :token, :sid, 'REVOKED')
+                                      """)
+                                  .param("key", key.value())
+                                  .param("token", row.token())
+                                  .param("sid", row.sessionId())
+                                  .update());
+                      // Every later token comes from the same NO CYCLE sequence, so it is higher
+                      // than the revoked one by construction (INV-04); nothing to advance.
+                      notifyFreed(key.value());
+                      return new RevokeResult(
+                          key,
+                          revoked.map(r -> new FencingToken(r.token())).orElse(null),
+                          revoked.map(EntryRow::owner).orElse(null));
+                    }));
+    releases.localWake(key.value());
+    return result;
+  }
+
+  @Override
+  public BackendStats stats() {
+    return call(
+        () ->
+            jdbc.sql(
+                    """
+                    SELECT (SELECT count(*) FROM lock_session WHERE expires_at > now()) AS sessions,
+                           (SELECT count(*) FROM lock_entry e JOIN lock_session s
+                                ON s.id = e.session_id WHERE s.expires_at > now()) AS locks
+                    """)
+                .query((rs, n) -> new BackendStats(rs.getLong("sessions"), rs.getLong("locks")))
+                .single());
+  }
+
+  private Optional<EntryRow> entry(LockKey key, boolean forUpdate) {
+    return jdbc.sql(
+            """
+            SELECT e.session_id, e.owner, e.token, e.acquired_at, s.expires_at,
+                   (extract(epoch FROM s.expires_at - now()) * 1000)::bigint AS expires_in
+              FROM lock_entry e JOIN lock_session s ON s.id = e.session_id
+             WHERE e.lock_key = :key
+            """
+                + (forUpdate ? " FOR UPDATE OF e" : ""))
+        .param("key", key.value())
+        .query(PostgresLockBackend::entryRow)
+        .optional();
+  }
+
+  private void notifyFreed(String key) {
+    jdbc.sql("SELECT pg_notify('" + ReleaseListener.CHANNEL + "', :key)")
+        .param("key", key)
+        .query()
+        .singleValue();
+  }
+
+  /**
+   * Runs a backend call after any pending grace step, translating "cannot reach lockdb" into {@link
+   * BackendUnavailableException} and remembering that an outage happened.
+   */
+  private <T> T call(Supplier<T> body) {
+    try {
+      grace.applyIfPending();
+      return body.get();
+    } catch (PessimisticLockingFailureException | DataIntegrityViolationException e) {
+      throw e;
+    } catch (DataAccessException | TransactionException e) {
+      if (SessionGrace.isConnectivityFailure(e)) {
+        grace.outageObserved();
+        throw new BackendUnavailableException("lockdb is unreachable", e);
+      }
+      throw e;
+    }
+  }
+
+  private static Optional<UUID> parse(SessionId sessionId) {
+    try {
+      return Optional.of(UUID.fromString(sessionId.value()));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static EntryRow entryRow(java.sql.ResultSet rs, int n) throws java.sql.SQLException {
+    Timestamp expires = rs.getTimestamp("expires_at");
+    return new EntryRow(
+        rs.getObject("session_id", UUID.class),
+        rs.getString("owner"),
+        rs.getLong("token"),
+        rs.getTimestamp("acquired_at").toInstant(),
+        expires.toInstant(),
+        rs.getLong("expires_in"));
+  }
+
+  private record SessionRow(String owner) {}
+
+  private record EntryRow(
+      UUID sessionId,
+      String owner,
+      long token,
+      Instant acquiredAt,
+      Instant expiresAt,
+      long expiresInMillis) {
+
+    LockGrant toGrant(LockKey key, SessionId sessionId) {
+      return new LockGrant(key, owner, sessionId, new FencingToken(token), acquiredAt, expiresAt);
+    }
+  }
+
+  private record Attempt(LockGrant grant, Long holderExpiresInMillis) {
+    static Attempt granted(LockGrant grant) {
+      return new Attempt(grant, null);
+    }
+
+    static Attempt held(Long holderExpiresInMillis) {
+      return new Attempt(null, holderExpiresInMillis);
+    }
+
+    LockGrant orThrow(LockKey key) {
+      if (grant == null) {
+        throw new LockNotAcquiredException(key);
+      }
+      return grant;
+    }
+  }
+}

@@ -1,0 +1,109 @@
+package dev.fencepost.lockserver.http;
+
+import dev.fencepost.lock.FencingToken;
+import dev.fencepost.lock.LockKey;
+import dev.fencepost.lock.SessionId;
+import dev.fencepost.lockserver.http.LockApiModels.AcquireRequest;
+import dev.fencepost.lockserver.http.LockApiModels.CreateSessionRequest;
+import dev.fencepost.lockserver.http.LockApiModels.GrantRequest;
+import dev.fencepost.lockserver.http.LockApiModels.GrantResponse;
+import dev.fencepost.lockserver.http.LockApiModels.LockInfoResponse;
+import dev.fencepost.lockserver.http.LockApiModels.RevokeRequest;
+import dev.fencepost.lockserver.http.LockApiModels.RevokeResponse;
+import dev.fencepost.lockserver.http.LockApiModels.SessionResponse;
+import dev.fencepost.lockserver.service.InvalidRequestException;
+import dev.fencepost.lockserver.service.LockService;
+import java.time.Duration;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The v1 HTTP API of DESIGN section 5. Thin: parse, validate shape, delegate to {@link
+ * LockService}; errors become problem documents in {@link ProblemResponses}.
+ */
+@RestController
+class LockController {
+
+  private final LockService service;
+
+  LockController(LockService service) {
+    this.service = service;
+  }
+
+  @PostMapping(path = "/v1/sessions", consumes = MediaType.APPLICATION_JSON_VALUE)
+  ResponseEntity<SessionResponse> createSession(@RequestBody CreateSessionRequest request) {
+    long ttl = required("ttlMillis", request.ttlMillis());
+    return ResponseEntity.status(HttpStatus.CREATED)
+        .body(SessionResponse.of(service.createSession(request.owner(), Duration.ofMillis(ttl))));
+  }
+
+  @PostMapping("/v1/sessions/{id}/keepalive")
+  SessionResponse keepAlive(@PathVariable("id") String id) {
+    return SessionResponse.of(service.keepAlive(sessionId(id)));
+  }
+
+  @DeleteMapping("/v1/sessions/{id}")
+  ResponseEntity<Void> closeSession(@PathVariable("id") String id) {
+    service.closeSession(sessionId(id));
+    return ResponseEntity.noContent().build();
+  }
+
+  @PostMapping(path = "/v1/locks/{key}/acquire", consumes = MediaType.APPLICATION_JSON_VALUE)
+  GrantResponse acquire(@PathVariable("key") String key, @RequestBody AcquireRequest request) {
+    long wait = request.waitMillis() == null ? 0 : request.waitMillis();
+    return GrantResponse.of(
+        service.acquire(LockKey.of(key), sessionId(request.sessionId()), Duration.ofMillis(wait)));
+  }
+
+  @PostMapping(path = "/v1/locks/{key}/renew", consumes = MediaType.APPLICATION_JSON_VALUE)
+  GrantResponse renew(@PathVariable("key") String key, @RequestBody GrantRequest request) {
+    return GrantResponse.of(
+        service.renew(LockKey.of(key), sessionId(request.sessionId()), token(request.token())));
+  }
+
+  @PostMapping(path = "/v1/locks/{key}/release", consumes = MediaType.APPLICATION_JSON_VALUE)
+  ResponseEntity<Void> release(@PathVariable("key") String key, @RequestBody GrantRequest request) {
+    service.release(LockKey.of(key), sessionId(request.sessionId()), token(request.token()));
+    return ResponseEntity.noContent().build();
+  }
+
+  /** Inspection only: never a correctness input (FR-07). */
+  @GetMapping("/v1/locks/{key}")
+  LockInfoResponse inspect(@PathVariable("key") String key) {
+    return LockInfoResponse.of(service.inspect(LockKey.of(key)));
+  }
+
+  @PostMapping(path = "/v1/admin/locks/{key}/revoke", consumes = MediaType.APPLICATION_JSON_VALUE)
+  RevokeResponse revoke(@PathVariable("key") String key, @RequestBody RevokeRequest request) {
+    return RevokeResponse.of(service.revoke(LockKey.of(key), request.operator(), request.reason()));
+  }
+
+  private static SessionId sessionId(String value) {
+    if (value == null || value.isBlank() || value.length() > 128) {
+      throw new InvalidRequestException("sessionId must be 1..128 non-blank characters");
+    }
+    return SessionId.of(value);
+  }
+
+  private static FencingToken token(Long value) {
+    long token = required("token", value);
+    if (token <= 0) {
+      throw new InvalidRequestException("token must be a positive integer");
+    }
+    return FencingToken.of(token);
+  }
+
+  private static long required(String field, Long value) {
+    if (value == null) {
+      throw new InvalidRequestException(field + " is required");
+    }
+    return value;
+  }
+}

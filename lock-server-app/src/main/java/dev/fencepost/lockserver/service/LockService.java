@@ -1,0 +1,249 @@
+package dev.fencepost.lockserver.service;
+
+import dev.fencepost.lock.FencingToken;
+import dev.fencepost.lock.LockException;
+import dev.fencepost.lock.LockGrant;
+import dev.fencepost.lock.LockInfo;
+import dev.fencepost.lock.LockKey;
+import dev.fencepost.lock.LockLostException;
+import dev.fencepost.lock.RevokeResult;
+import dev.fencepost.lock.SessionId;
+import dev.fencepost.lock.SessionInfo;
+import dev.fencepost.lockserver.backend.BackendUnavailableException;
+import dev.fencepost.lockserver.backend.LockBackend;
+import dev.fencepost.lockserver.config.LockServerProperties;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The lock server's one entry point above the backend: validates bounds, then records what happened
+ * as structured events (NFR-08) and metrics (NFR-09: tags are the operation, the outcome and the
+ * backend, never a key, owner, session or token).
+ */
+public final class LockService {
+
+  private static final Logger log = LoggerFactory.getLogger(LockService.class);
+
+  private final LockBackend backend;
+  private final LockServerProperties properties;
+  private final MeterRegistry meters;
+  private final Counter revokes;
+  private final AtomicReference<LockBackend.BackendStats> lastStats =
+      new AtomicReference<>(new LockBackend.BackendStats(0, 0));
+
+  public LockService(LockBackend backend, LockServerProperties properties, MeterRegistry meters) {
+    this.backend = backend;
+    this.properties = properties;
+    this.meters = meters;
+    this.revokes =
+        Counter.builder("fencepost.lock.revokes")
+            .description("Operator force-revokes (FR-08); every one is an alert")
+            .tag("backend", backend.name())
+            .register(meters);
+    Gauge.builder("fencepost.lock.sessions.active", this, s -> s.refreshStats().activeSessions())
+        .description("Sessions not yet expired or closed")
+        .tag("backend", backend.name())
+        .register(meters);
+    Gauge.builder("fencepost.lock.locks.held", this, s -> lastStats.get().heldLocks())
+        .description("Keys held by a live session")
+        .tag("backend", backend.name())
+        .register(meters);
+  }
+
+  public String backendName() {
+    return backend.name();
+  }
+
+  public SessionInfo createSession(String owner, Duration ttl) {
+    requireText("owner", owner);
+    if (ttl.compareTo(properties.minTtl()) < 0 || ttl.compareTo(properties.maxTtl()) > 0) {
+      throw new InvalidRequestException(
+          "ttlMillis must be between "
+              + properties.minTtl().toMillis()
+              + " and "
+              + properties.maxTtl().toMillis());
+    }
+    SessionInfo session = timed("session_create", () -> backend.createSession(owner, ttl));
+    log.atInfo()
+        .addKeyValue("event", "lock.session.created")
+        .addKeyValue("sessionId", session.sessionId().value())
+        .addKeyValue("owner", owner)
+        .addKeyValue("ttlMillis", ttl.toMillis())
+        .log("session created");
+    return session;
+  }
+
+  public SessionInfo keepAlive(SessionId sessionId) {
+    try {
+      return timed("keepalive", () -> backend.keepAlive(sessionId));
+    } catch (LockException e) {
+      log.atInfo()
+          .addKeyValue("event", "lock.session.keepalive_rejected")
+          .addKeyValue("sessionId", sessionId.value())
+          .addKeyValue("code", e.code())
+          .log("keepalive rejected: {}", e.getMessage());
+      throw e;
+    }
+  }
+
+  public void closeSession(SessionId sessionId) {
+    timed(
+        "session_close",
+        () -> {
+          backend.closeSession(sessionId);
+          return null;
+        });
+    log.atInfo()
+        .addKeyValue("event", "lock.session.closed")
+        .addKeyValue("sessionId", sessionId.value())
+        .log("session closed; its locks are released");
+  }
+
+  public LockGrant acquire(LockKey key, SessionId sessionId, Duration wait) {
+    if (wait.isNegative() || wait.compareTo(properties.maxWait()) > 0) {
+      throw new InvalidRequestException(
+          "waitMillis must be between 0 and " + properties.maxWait().toMillis());
+    }
+    try {
+      LockGrant grant = timed("acquire", () -> backend.acquire(key, sessionId, wait));
+      log.atInfo()
+          .addKeyValue("event", "lock.acquired")
+          .addKeyValue("key", key.value())
+          .addKeyValue("owner", grant.owner())
+          .addKeyValue("sessionId", sessionId.value())
+          .addKeyValue("token", grant.token().value())
+          .log("lock granted");
+      return grant;
+    } catch (LockException e) {
+      // Contention is a normal outcome (UC-02): debug, not a warning.
+      log.atDebug()
+          .addKeyValue("event", "lock.acquire_rejected")
+          .addKeyValue("key", key.value())
+          .addKeyValue("sessionId", sessionId.value())
+          .addKeyValue("code", e.code())
+          .log("acquire not granted: {}", e.getMessage());
+      throw e;
+    }
+  }
+
+  public LockGrant renew(LockKey key, SessionId sessionId, FencingToken token) {
+    try {
+      return timed("renew", () -> backend.renew(key, sessionId, token));
+    } catch (LockLostException e) {
+      log.atWarn()
+          .addKeyValue("event", "lock.renew_rejected")
+          .addKeyValue("key", key.value())
+          .addKeyValue("sessionId", sessionId.value())
+          .addKeyValue("token", token.value())
+          .addKeyValue("reason", e.reason().name())
+          .log("renew rejected: {}", e.getMessage());
+      throw e;
+    }
+  }
+
+  public void release(LockKey key, SessionId sessionId, FencingToken token) {
+    try {
+      timed(
+          "release",
+          () -> {
+            backend.release(key, sessionId, token);
+            return null;
+          });
+      log.atInfo()
+          .addKeyValue("event", "lock.released")
+          .addKeyValue("key", key.value())
+          .addKeyValue("sessionId", sessionId.value())
+          .addKeyValue("token", token.value())
+          .log("lock released");
+    } catch (LockException e) {
+      log.atWarn()
+          .addKeyValue("event", "lock.release_rejected")
+          .addKeyValue("key", key.value())
+          .addKeyValue("sessionId", sessionId.value())
+          .addKeyValue("token", token.value())
+          .addKeyValue("code", e.code())
+          .log("release rejected: {}", e.getMessage());
+      throw e;
+    }
+  }
+
+  /** Inspection for operators. Never a correctness input (FR-07). */
+  public LockInfo inspect(LockKey key) {
+    return timed("inspect", () -> backend.inspect(key));
+  }
+
+  public RevokeResult revoke(LockKey key, String operator, String reason) {
+    requireText("operator", operator);
+    requireText("reason", reason, 2000);
+    RevokeResult result = timed("revoke", () -> backend.revoke(key, operator, reason));
+    revokes.increment();
+    // An alert filters on this event name (FR-08, UC-06).
+    log.atWarn()
+        .addKeyValue("event", "lock.revoked")
+        .addKeyValue("key", key.value())
+        .addKeyValue("operator", operator)
+        .addKeyValue("reason", reason)
+        .addKeyValue(
+            "revokedToken", result.revokedToken() == null ? null : result.revokedToken().value())
+        .addKeyValue("revokedOwner", result.revokedOwner())
+        .addKeyValue("alert", true)
+        .log("lock force-revoked by {}", operator);
+    return result;
+  }
+
+  private LockBackend.BackendStats refreshStats() {
+    try {
+      lastStats.set(backend.stats());
+    } catch (RuntimeException e) {
+      // A gauge must not fail a scrape; keep the last known value.
+    }
+    return lastStats.get();
+  }
+
+  private <T> T timed(String operation, Supplier<T> call) {
+    long start = System.nanoTime();
+    String outcome = "ok";
+    try {
+      return call.get();
+    } catch (LockException e) {
+      outcome = e.code().toLowerCase();
+      throw e;
+    } catch (BackendUnavailableException e) {
+      outcome = "backend_unavailable";
+      log.atWarn()
+          .addKeyValue("event", "lock.backend_unavailable")
+          .addKeyValue("operation", operation)
+          .addKeyValue("backend", backend.name())
+          .log("backend unavailable: {}", e.getMessage());
+      throw e;
+    } catch (RuntimeException e) {
+      outcome = "error";
+      throw e;
+    } finally {
+      Timer.builder("fencepost.lock.operations")
+          .description("Lock server operations by outcome")
+          .tag("operation", operation)
+          .tag("outcome", outcome)
+          .tag("backend", backend.name())
+          .register(meters)
+          .record(Duration.ofNanos(System.nanoTime() - start));
+    }
+  }
+
+  private void requireText(String field, String value) {
+    requireText(field, value, properties.maxTextLength());
+  }
+
+  private static void requireText(String field, String value, int max) {
+    if (value == null || value.isBlank() || value.length() > max) {
+      throw new InvalidRequestException(field + " must be 1.." + max + " non-blank characters");
+    }
+  }
+}
