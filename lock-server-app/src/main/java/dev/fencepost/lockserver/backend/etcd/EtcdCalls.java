@@ -1,0 +1,182 @@
+package dev.fencepost.lockserver.backend.etcd;
+
+import dev.fencepost.lockserver.backend.BackendUnavailableException;
+import io.etcd.jetcd.common.exception.EtcdException;
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How the backend waits for etcd: every call is bounded by a deadline, transient failures of calls
+ * that are safe to repeat are retried with a short backoff until that deadline, and whatever is
+ * still failing becomes {@link BackendUnavailableException} (the lock server answers 503, clients
+ * fail closed, UC-08).
+ *
+ * <p>Threads: the caller's request thread blocks here, never a jetcd or gRPC event-loop thread; no
+ * continuation is chained onto jetcd's futures.
+ */
+final class EtcdCalls {
+
+  private static final Logger log = LoggerFactory.getLogger(EtcdCalls.class);
+
+  /** What etcd answers while it cannot serve right now: leader lost, election, overload. */
+  private static final Set<Status.Code> TRANSIENT =
+      Set.of(
+          Status.Code.UNAVAILABLE,
+          Status.Code.DEADLINE_EXCEEDED,
+          Status.Code.ABORTED,
+          Status.Code.RESOURCE_EXHAUSTED,
+          Status.Code.UNKNOWN,
+          Status.Code.INTERNAL);
+
+  private static final long FIRST_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+  private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+  private final Duration callTimeout;
+
+  EtcdCalls(Duration callTimeout) {
+    this.callTimeout = callTimeout;
+  }
+
+  Duration callTimeout() {
+    return callTimeout;
+  }
+
+  /** A deadline one call timeout from now, in {@link System#nanoTime()} terms. */
+  long deadline() {
+    return System.nanoTime() + callTimeout.toNanos();
+  }
+
+  /**
+   * Runs a call that is safe to repeat (a read, a keepalive, a put-if-absent that recognises its
+   * own earlier success), retrying transient failures until {@code deadline}.
+   *
+   * @throws LeaseNotFound if etcd says the lease named in the call does not exist
+   */
+  <T> T idempotent(String operation, long deadline, Supplier<CompletableFuture<T>> call) {
+    long backoff = FIRST_BACKOFF_NANOS;
+    int attempt = 0;
+    while (true) {
+      attempt++;
+      try {
+        return await(call.get(), deadline);
+      } catch (Failure failure) {
+        long left = deadline - System.nanoTime();
+        if (!failure.isTransient() || left <= backoff) {
+          throw unavailable(operation, attempt, failure);
+        }
+        log.atDebug()
+            .addKeyValue("event", "lock.etcd.retry")
+            .addKeyValue("operation", operation)
+            .addKeyValue("attempt", attempt)
+            .addKeyValue("code", failure.code().name())
+            .log("retrying etcd call after a transient failure");
+        // Back off briefly so an election in progress is not hammered; bounded by the deadline.
+        LockSupport.parkNanos(backoff);
+        backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
+      }
+    }
+  }
+
+  /**
+   * Runs a call once: a conditional delete whose outcome is unknown after a lost response must not
+   * be repeated blindly, so any failure becomes {@link BackendUnavailableException} at once.
+   *
+   * @throws LeaseNotFound if etcd says the lease named in the call does not exist
+   */
+  <T> T once(String operation, Supplier<CompletableFuture<T>> call) {
+    try {
+      return await(call.get(), deadline());
+    } catch (Failure failure) {
+      throw unavailable(operation, 1, failure);
+    }
+  }
+
+  private <T> T await(CompletableFuture<T> future, long deadline) {
+    long left = Math.max(deadline - System.nanoTime(), 1);
+    try {
+      return future.get(left, TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      // The RPC itself carries a gRPC deadline of one call timeout, so it cannot linger for long.
+      future.cancel(false);
+      throw new Failure(Status.Code.DEADLINE_EXCEEDED, e);
+    } catch (InterruptedException e) {
+      future.cancel(false);
+      Thread.currentThread().interrupt();
+      throw new BackendUnavailableException("interrupted while waiting for etcd", e);
+    } catch (ExecutionException | CompletionException e) {
+      throw classify(e.getCause() == null ? e : e.getCause());
+    }
+  }
+
+  private static RuntimeException classify(Throwable cause) {
+    if (isLeaseNotFound(cause)) {
+      return new LeaseNotFound(cause);
+    }
+    if (cause instanceof EtcdException etcd) {
+      // jetcd's ErrorCode mirrors the gRPC codes name for name.
+      return new Failure(Status.Code.valueOf(etcd.getErrorCode().name()), cause);
+    }
+    return new Failure(Status.fromThrowable(cause).getCode(), cause);
+  }
+
+  /** etcd's own words for a lease that expired or was revoked (gRPC NOT_FOUND). */
+  static boolean isLeaseNotFound(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      String message = t.getMessage();
+      if (message != null && message.contains("requested lease not found")) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  private BackendUnavailableException unavailable(String operation, int attempts, Failure failure) {
+    log.atWarn()
+        .addKeyValue("event", "lock.etcd.unavailable")
+        .addKeyValue("operation", operation)
+        .addKeyValue("attempts", attempts)
+        .addKeyValue("code", failure.code().name())
+        .addKeyValue("detail", String.valueOf(failure.getCause().getMessage()))
+        .log("etcd did not answer " + operation + " within the call timeout");
+    return new BackendUnavailableException(
+        "etcd did not answer " + operation + " (" + failure.code() + ")", failure.getCause());
+  }
+
+  /** A failed etcd call, with the gRPC code that decides whether it may be retried. */
+  static final class Failure extends RuntimeException {
+    private final Status.Code code;
+
+    Failure(Status.Code code, Throwable cause) {
+      super(cause.getMessage(), cause, false, false);
+      this.code = code;
+    }
+
+    Status.Code code() {
+      return code;
+    }
+
+    boolean isTransient() {
+      return TRANSIENT.contains(code);
+    }
+  }
+
+  /** etcd answered that the lease (the session) named in the call does not exist any more. */
+  static final class LeaseNotFound extends RuntimeException {
+    LeaseNotFound(Throwable cause) {
+      super(cause.getMessage(), cause, false, false);
+    }
+  }
+}

@@ -1,0 +1,121 @@
+package dev.fencepost.lockserver.http;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** A deliberately raw HTTP client for contract tests: sends exactly the bytes the test names. */
+public final class LockServerClient {
+
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final String baseUrl;
+
+  public LockServerClient(String baseUrl) {
+    this.baseUrl = baseUrl;
+  }
+
+  /** A response: status, parsed body (null if empty) and the raw body. */
+  public record Response(int status, JsonNode json, String body, String contentType) {
+    public String code() {
+      return json == null || json.get("code") == null ? null : json.get("code").asString();
+    }
+
+    public long token() {
+      return json.get("token").asLong();
+    }
+  }
+
+  public Response post(String path, String body) {
+    return send(
+        HttpRequest.newBuilder(URI.create(baseUrl + path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build());
+  }
+
+  public Response post(String path, String contentType, byte[] body) {
+    return send(
+        HttpRequest.newBuilder(URI.create(baseUrl + path))
+            .header("Content-Type", contentType)
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+            .build());
+  }
+
+  public Response get(String path) {
+    return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET().build());
+  }
+
+  public Response delete(String path) {
+    return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).DELETE().build());
+  }
+
+  public Response createSession(String owner, long ttlMillis) {
+    return post("/v1/sessions", "{\"owner\":\"" + owner + "\",\"ttlMillis\":" + ttlMillis + "}");
+  }
+
+  public String newSession(String owner) {
+    Response response = createSession(owner, 60_000);
+    if (response.status() != 201) {
+      throw new IllegalStateException("session not created: " + response);
+    }
+    return response.json().get("sessionId").asString();
+  }
+
+  public Response acquire(String key, String sessionId, long waitMillis) {
+    return post(
+        "/v1/locks/" + key + "/acquire",
+        "{\"sessionId\":\"" + sessionId + "\",\"waitMillis\":" + waitMillis + "}");
+  }
+
+  public Response renew(String key, String sessionId, long token) {
+    return post(
+        "/v1/locks/" + key + "/renew",
+        "{\"sessionId\":\"" + sessionId + "\",\"token\":" + token + "}");
+  }
+
+  public Response release(String key, String sessionId, long token) {
+    return post(
+        "/v1/locks/" + key + "/release",
+        "{\"sessionId\":\"" + sessionId + "\",\"token\":" + token + "}");
+  }
+
+  public Response revoke(String key, String operator, String reason) {
+    return post(
+        "/v1/admin/locks/" + key + "/revoke",
+        "{\"operator\":\"" + operator + "\",\"reason\":\"" + reason + "\"}");
+  }
+
+  public Response send(HttpRequest request) {
+    try {
+      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      String body = response.body();
+      JsonNode json = null;
+      if (body != null && !body.isBlank()) {
+        try {
+          json = JSON.readTree(body);
+        } catch (RuntimeException notJson) {
+          json = null;
+        }
+      }
+      return new Response(
+          response.statusCode(),
+          json,
+          body,
+          response.headers().firstValue("Content-Type").orElse(""));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
