@@ -21,8 +21,8 @@ import java.util.regex.Pattern;
  * {prefix}audit/{lockKey}/free-{uuid}     a force-revoke of a free key (no lease: kept)
  * </pre>
  *
- * Lock keys match {@code [A-Za-z0-9:._-]+}, so they never contain {@code /} and a prefix range
- * over {@code waiters/{lockKey}/} or {@code audit/{lockKey}/} covers exactly that key.
+ * Lock keys match {@code [A-Za-z0-9:._-]+}, so they never contain {@code /} and a prefix range over
+ * {@code waiters/{lockKey}/} or {@code audit/{lockKey}/} covers exactly that key.
  */
 final class EtcdKeys {
 

@@ -1,0 +1,31 @@
+package dev.fencepost.lockserver.backend.etcd;
+
+import io.etcd.jetcd.Client;
+import java.time.Clock;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Wires the etcd backend when {@code fencepost.lock.backend=etcd} (FR-09). Needs no database: the
+ * lock server excludes DataSource and Liquibase auto-configuration, and only the PostgreSQL backend
+ * builds them.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnProperty(prefix = "fencepost.lock", name = "backend", havingValue = "etcd")
+@EnableConfigurationProperties(EtcdBackendProperties.class)
+public class EtcdBackendConfiguration {
+
+  /** The jetcd client; closed with the application context, which ends its channels and watches. */
+  @Bean(destroyMethod = "close")
+  Client fencepostEtcdClient(EtcdBackendProperties properties) {
+    return EtcdClients.create(properties.endpoints(), properties.callTimeout());
+  }
+
+  @Bean
+  EtcdLockBackend etcdLockBackend(Client fencepostEtcdClient, EtcdBackendProperties properties) {
+    return new EtcdLockBackend(
+        fencepostEtcdClient, properties.keyPrefix(), properties.callTimeout(), Clock.systemUTC());
+  }
+}

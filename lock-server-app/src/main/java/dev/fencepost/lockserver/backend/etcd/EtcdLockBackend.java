@@ -1,0 +1,618 @@
+package dev.fencepost.lockserver.backend.etcd;
+
+import dev.fencepost.lock.FencingToken;
+import dev.fencepost.lock.LockGrant;
+import dev.fencepost.lock.LockInfo;
+import dev.fencepost.lock.LockKey;
+import dev.fencepost.lock.LockLostException;
+import dev.fencepost.lock.LockNotAcquiredException;
+import dev.fencepost.lock.NotHolderException;
+import dev.fencepost.lock.RevokeResult;
+import dev.fencepost.lock.SessionId;
+import dev.fencepost.lock.SessionInfo;
+import dev.fencepost.lock.SessionNotFoundException;
+import dev.fencepost.lockserver.backend.BackendUnavailableException;
+import dev.fencepost.lockserver.backend.LockBackend;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Lease;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.LeaseOption;
+import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The etcd lock backend (FR-09, FR-10), the recommended one: etcd's raft log decides every grant,
+ * and its cluster-wide revision is the token source, so tokens cannot repeat or go backwards for as
+ * long as the cluster's data lives (INV-04), across leader changes and member restarts alike.
+ *
+ * <p>How the {@link LockBackend} rules map onto etcd (the key layout is in {@link EtcdKeys}):
+ *
+ * <ul>
+ *   <li><b>Session = lease.</b> {@link #createSession} grants a lease of the session's TTL; its id
+ *       (hex) is the session id. {@link #keepAlive} is one lease keepalive. When etcd expires or
+ *       revokes the lease it deletes, in the same raft entry, every key attached to it: every grant
+ *       and waiter of the session (FR-04, D6: expiry is etcd's decision, never a lock-server
+ *       timer).
+ *   <li><b>Acquire = one transaction</b>: if the lock key does not exist ({@code CreateRevision ==
+ *       0}), put it on the session's lease; else read it. The token is that transaction's revision,
+ *       which is the key's CreateRevision and ModRevision, because nothing writes the key while the
+ *       grant lives (D4, INV-06). The same session acquiring again finds its own lease on the key
+ *       and gets the same token.
+ *   <li><b>Renew</b> touches only the lease and then confirms the key still carries the token as
+ *       ModRevision and the session's lease (FR-06). <b>Release</b> is a transaction that deletes
+ *       the key only if its ModRevision is still the token (FR-05).
+ *   <li><b>Waiting</b> registers a waiter key on the waiter's lease (what inspection counts) and
+ *       watches the lock key from the revision after the failed attempt, so a delete cannot slip
+ *       between attempt and watch; no polling.
+ *   <li><b>Revoke</b> deletes the key and writes the audit record in one transaction (FR-08,
+ *       FR-30). The next grant's token is a later revision, so higher by construction (INV-04).
+ * </ul>
+ *
+ * <p>Every etcd call is bounded by the configured call timeout; transient failures of calls that
+ * are safe to repeat are retried within it, and anything else surfaces as {@link
+ * BackendUnavailableException}. jetcd completes futures and watch callbacks on its event-loop
+ * threads: this class never blocks there, it only completes a future that a request thread waits
+ * on.
+ */
+public final class EtcdLockBackend implements LockBackend {
+
+  private static final Logger log = LoggerFactory.getLogger(EtcdLockBackend.class);
+
+  private static final int REVOKE_ATTEMPTS = 5;
+  private static final long WATCH_ERROR_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+  private final KV kv;
+  private final Lease leases;
+  private final Watch watches;
+  private final EtcdKeys keys;
+  private final EtcdCalls calls;
+  private final Clock clock;
+
+  /**
+   * @param client a jetcd client built by {@link EtcdClients}, so that every unary call carries a
+   *     gRPC deadline; owned by the caller
+   * @param keyPrefix where this lock service's keys live, e.g. {@code /fencepost/}
+   * @param callTimeout the bound on each backend operation's etcd calls
+   * @param clock the lock server's clock, used only for the informational {@code acquiredAt} and to
+   *     turn etcd's remaining lease TTL into an instant
+   */
+  public EtcdLockBackend(Client client, String keyPrefix, Duration callTimeout, Clock clock) {
+    this.kv = client.getKVClient();
+    this.leases = client.getLeaseClient();
+    this.watches = client.getWatchClient();
+    this.keys = new EtcdKeys(keyPrefix);
+    this.calls = new EtcdCalls(callTimeout);
+    this.clock = clock;
+  }
+
+  @Override
+  public String name() {
+    return "etcd";
+  }
+
+  // --- Sessions ---------------------------------------------------------------------------
+
+  @Override
+  public SessionInfo createSession(String owner, Duration ttl) {
+    long deadline = calls.deadline();
+    Instant now = clock.instant();
+    // etcd leases count whole seconds and raise anything below their minimum (1.5 election
+    // timeouts); the session reports the TTL etcd actually granted.
+    long seconds = Math.max(1, (ttl.toMillis() + 999) / 1000);
+    long leaseId;
+    long grantedSeconds;
+    var granted = calls.idempotent("session_create", deadline, () -> leases.grant(seconds));
+    leaseId = granted.getID();
+    grantedSeconds = granted.getTTL();
+    Duration effective = Duration.ofSeconds(grantedSeconds);
+    try {
+      calls.idempotent(
+          "session_create",
+          deadline,
+          () ->
+              kv.put(
+                  keys.session(leaseId),
+                  EtcdValues.write(new EtcdValues.Session(owner, effective.toMillis())),
+                  PutOption.builder().withLeaseId(leaseId).build()));
+    } catch (RuntimeException e) {
+      // The lease without its record is unusable; let it go rather than wait for its TTL.
+      leases.revoke(leaseId);
+      throw e instanceof EtcdCalls.LeaseNotFound
+          ? new BackendUnavailableException("the new lease vanished before use", e)
+          : e;
+    }
+    return new SessionInfo(EtcdKeys.sessionId(leaseId), owner, effective, now.plus(effective));
+  }
+
+  @Override
+  public SessionInfo keepAlive(SessionId sessionId) {
+    long leaseId = EtcdKeys.leaseId(sessionId).orElseThrow(() -> notFound(sessionId));
+    long deadline = calls.deadline();
+    Instant sent = clock.instant();
+    long ttlSeconds;
+    try {
+      ttlSeconds =
+          calls.idempotent("keepalive", deadline, () -> leases.keepAliveOnce(leaseId)).getTTL();
+    } catch (EtcdCalls.LeaseNotFound e) {
+      throw notFound(sessionId);
+    }
+    EtcdValues.Session session =
+        sessionRecord(leaseId, deadline).orElseThrow(() -> notFound(sessionId));
+    // The lease was refreshed after `sent`, so this expiry is a lower bound of etcd's own.
+    return new SessionInfo(
+        sessionId, session.owner(), Duration.ofSeconds(ttlSeconds), sent.plusSeconds(ttlSeconds));
+  }
+
+  @Override
+  public void closeSession(SessionId sessionId) {
+    Optional<Long> leaseId = EtcdKeys.leaseId(sessionId);
+    if (leaseId.isEmpty()) {
+      return;
+    }
+    try {
+      // One raft entry revokes the lease and deletes every key on it: all grants and waiters.
+      calls.idempotent("session_close", calls.deadline(), () -> leases.revoke(leaseId.get()));
+    } catch (EtcdCalls.LeaseNotFound e) {
+      // Already gone: closing twice, or closing an expired session, is a no-op.
+    }
+  }
+
+  // --- Acquire ----------------------------------------------------------------------------
+
+  @Override
+  public LockGrant acquire(LockKey key, SessionId sessionId, Duration wait) {
+    long leaseId = EtcdKeys.leaseId(sessionId).orElseThrow(() -> notFound(sessionId));
+    long waitDeadline = System.nanoTime() + wait.toNanos();
+    Attempt attempt = attempt(key, sessionId, leaseId, calls.deadline());
+    if (attempt.grant() != null || wait.isZero() || wait.isNegative()) {
+      return attempt.orThrow(key);
+    }
+    UUID waiter = UUID.randomUUID();
+    registerWaiter(key, sessionId, leaseId, waiter);
+    try {
+      while (true) {
+        long left = waitDeadline - System.nanoTime();
+        if (left <= 0) {
+          return attempt.orThrow(key);
+        }
+        awaitDeleteAfter(key, attempt.observedRevision(), left);
+        // A transient failure here must not end a wait that still has time: the attempt is safe
+        // to repeat, so retry it up to the later of its own timeout and the wait deadline.
+        attempt = attempt(key, sessionId, leaseId, Math.max(calls.deadline(), waitDeadline));
+        if (attempt.grant() != null) {
+          return attempt.grant();
+        }
+      }
+    } finally {
+      unregisterWaiter(key, waiter);
+    }
+  }
+
+  /**
+   * One put-if-absent transaction. Safe to repeat: if an earlier try committed but its answer was
+   * lost, the repeat finds the session's own lease on the key and returns that grant's token.
+   */
+  private Attempt attempt(LockKey key, SessionId sessionId, long leaseId, long deadline) {
+    CompletableFuture<GetResponse> sessionRead = kv.get(keys.session(leaseId));
+    CompletableFuture<LeaseTimeToLiveResponse> ttlRead =
+        leases.timeToLive(leaseId, LeaseOption.DEFAULT);
+    Instant now = clock.instant();
+    EtcdValues.Session session =
+        calls
+            .idempotent(
+                "acquire", deadline, startedThen(sessionRead, () -> kv.get(keys.session(leaseId))))
+            .getKvs()
+            .stream()
+            .findFirst()
+            .map(found -> EtcdValues.read(found.getValue(), EtcdValues.Session.class))
+            .orElseThrow(() -> notFound(sessionId));
+    long remaining =
+        calls
+            .idempotent(
+                "acquire",
+                deadline,
+                startedThen(ttlRead, () -> leases.timeToLive(leaseId, LeaseOption.DEFAULT)))
+            .getTTL();
+    if (remaining < 0) {
+      throw notFound(sessionId);
+    }
+    ByteSequence lockKey = keys.lock(key);
+    ByteSequence value =
+        EtcdValues.write(new EtcdValues.Grant(session.owner(), sessionId.value(), now.toString()));
+    TxnResponse txn;
+    try {
+      txn =
+          calls.idempotent(
+              "acquire",
+              deadline,
+              () ->
+                  kv.txn()
+                      .If(new Cmp(lockKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                      .Then(
+                          Op.put(lockKey, value, PutOption.builder().withLeaseId(leaseId).build()))
+                      .Else(Op.get(lockKey, GetOption.DEFAULT))
+                      .commit());
+    } catch (EtcdCalls.LeaseNotFound e) {
+      throw notFound(sessionId);
+    }
+    Instant expiresAt = now.plusSeconds(remaining);
+    long revision = txn.getHeader().getRevision();
+    if (txn.isSucceeded()) {
+      // The put's revision is the key's CreateRevision and ModRevision: the token (D4).
+      return Attempt.granted(
+          new LockGrant(
+              key, session.owner(), sessionId, new FencingToken(revision), now, expiresAt));
+    }
+    Optional<KeyValue> held = txn.getGetResponses().get(0).getKvs().stream().findFirst();
+    if (held.isEmpty()) {
+      // Unreachable: the compare said the key exists and the read is in the same revision.
+      return Attempt.held(revision);
+    }
+    KeyValue current = held.get();
+    if (current.getLease() == leaseId) {
+      // Same session again: the same grant, never a new token (spec 02 section 2.4).
+      EtcdValues.Grant grant = EtcdValues.read(current.getValue(), EtcdValues.Grant.class);
+      return Attempt.granted(
+          new LockGrant(
+              key,
+              grant.owner(),
+              sessionId,
+              new FencingToken(current.getModRevision()),
+              Instant.parse(grant.acquiredAt()),
+              expiresAt));
+    }
+    return Attempt.held(revision);
+  }
+
+  private void registerWaiter(LockKey key, SessionId sessionId, long leaseId, UUID waiter) {
+    try {
+      calls.idempotent(
+          "acquire_wait",
+          calls.deadline(),
+          () ->
+              kv.put(
+                  keys.waiter(key, waiter),
+                  EtcdKeys.bytes(sessionId.value()),
+                  PutOption.builder().withLeaseId(leaseId).build()));
+    } catch (EtcdCalls.LeaseNotFound e) {
+      throw notFound(sessionId);
+    }
+  }
+
+  private void unregisterWaiter(LockKey key, UUID waiter) {
+    try {
+      calls.idempotent("acquire_wait", calls.deadline(), () -> kv.delete(keys.waiter(key, waiter)));
+    } catch (RuntimeException e) {
+      // The waiter key is on the waiter's lease and goes with its session; until then inspection
+      // over-counts by one. Not worth failing an acquire whose outcome is already decided.
+      log.atWarn()
+          .addKeyValue("event", "lock.etcd.waiter_left")
+          .addKeyValue("key", key.value())
+          .log("could not remove a waiter key; it expires with its session");
+    }
+  }
+
+  /**
+   * Waits until the lock key is deleted at a revision after {@code observedRevision} (release,
+   * revoke, or its holder's lease expiring), or {@code nanos} pass. A watch, not polling: the
+   * callback runs on a jetcd event-loop thread and only completes a future.
+   */
+  private void awaitDeleteAfter(LockKey key, long observedRevision, long nanos) {
+    CompletableFuture<Boolean> woken = new CompletableFuture<>();
+    WatchOption option =
+        WatchOption.builder()
+            .withRevision(observedRevision + 1)
+            .withNoPut(true)
+            .withRequireLeader(true)
+            .build();
+    Watch.Listener listener =
+        Watch.listener(
+            response -> {
+              for (WatchEvent event : response.getEvents()) {
+                if (event.getEventType() == WatchEvent.EventType.DELETE) {
+                  woken.complete(Boolean.TRUE);
+                }
+              }
+            },
+            error -> woken.complete(Boolean.FALSE),
+            () -> woken.complete(Boolean.FALSE));
+    try (Watch.Watcher ignored = watches.watch(keys.lock(key), option, listener)) {
+      boolean deleted = woken.get(nanos, TimeUnit.NANOSECONDS);
+      if (!deleted) {
+        // The watch broke (leader lost, stream reset). The caller re-attempts, which tells the
+        // truth; pause a little first so a flapping stream cannot turn into a tight loop.
+        LockSupport.parkNanos(Math.min(nanos, WATCH_ERROR_BACKOFF_NANOS));
+      }
+    } catch (TimeoutException e) {
+      // The wait is over; the caller makes its last attempt.
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BackendUnavailableException("interrupted while waiting for " + key, e);
+    } catch (ExecutionException e) {
+      // Not completed exceptionally by this class; treat like a broken watch.
+    }
+  }
+
+  // --- Renew, release ---------------------------------------------------------------------
+
+  @Override
+  public LockGrant renew(LockKey key, SessionId sessionId, FencingToken token) {
+    Optional<Long> lease = EtcdKeys.leaseId(sessionId);
+    if (lease.isEmpty()) {
+      throw new LockLostException(key, LockLostException.Reason.SESSION_LOST, "unknown session");
+    }
+    long leaseId = lease.get();
+    long deadline = calls.deadline();
+    Instant sent = clock.instant();
+    // Extend first, then confirm: a success means the grant was still valid after the extension.
+    Long ttlSeconds;
+    try {
+      ttlSeconds =
+          calls.idempotent("renew", deadline, () -> leases.keepAliveOnce(leaseId)).getTTL();
+    } catch (EtcdCalls.LeaseNotFound e) {
+      ttlSeconds = null;
+    }
+    ByteSequence lockKey = keys.lock(key);
+    TxnResponse read =
+        calls.idempotent(
+            "renew",
+            deadline,
+            () ->
+                kv.txn()
+                    .Then(
+                        Op.get(lockKey, GetOption.DEFAULT),
+                        Op.get(
+                            keys.revokedGrant(key, token),
+                            GetOption.builder().withCountOnly(true).build()))
+                    .commit());
+    Optional<KeyValue> current = read.getGetResponses().get(0).getKvs().stream().findFirst();
+    boolean stillHeld =
+        current.isPresent()
+            && current.get().getModRevision() == token.value()
+            && current.get().getLease() == leaseId;
+    if (stillHeld && ttlSeconds != null) {
+      EtcdValues.Grant grant = EtcdValues.read(current.get().getValue(), EtcdValues.Grant.class);
+      return new LockGrant(
+          key,
+          grant.owner(),
+          sessionId,
+          token,
+          Instant.parse(grant.acquiredAt()),
+          sent.plusSeconds(ttlSeconds));
+    }
+    if (read.getGetResponses().get(1).getCount() > 0) {
+      throw new LockLostException(key, LockLostException.Reason.REVOKED, "revoked by an operator");
+    }
+    if (ttlSeconds == null) {
+      throw new LockLostException(key, LockLostException.Reason.SESSION_LOST, "session expired");
+    }
+    throw new LockLostException(key, LockLostException.Reason.NOT_HELD, "no longer the holder");
+  }
+
+  @Override
+  public void release(LockKey key, SessionId sessionId, FencingToken token) {
+    long leaseId = EtcdKeys.leaseId(sessionId).orElseThrow(() -> new NotHolderException(key));
+    ByteSequence lockKey = keys.lock(key);
+    // ModRevision == token pins one version of the key, and a version's lease never changes; so
+    // checking the lease on the read and the ModRevision in the delete's compare is one
+    // compare-and-delete on (key, session, token).
+    Optional<KeyValue> current =
+        calls.idempotent("release", calls.deadline(), () -> kv.get(lockKey)).getKvs().stream()
+            .findFirst();
+    if (current.isEmpty()
+        || current.get().getModRevision() != token.value()
+        || current.get().getLease() != leaseId) {
+      throw new NotHolderException(key);
+    }
+    TxnResponse deleted =
+        calls.once(
+            "release",
+            () ->
+                kv.txn()
+                    .If(new Cmp(lockKey, Cmp.Op.EQUAL, CmpTarget.modRevision(token.value())))
+                    .Then(Op.delete(lockKey, DeleteOption.DEFAULT))
+                    .commit());
+    if (!deleted.isSucceeded()) {
+      throw new NotHolderException(key);
+    }
+  }
+
+  // --- Inspect, revoke, stats -------------------------------------------------------------
+
+  @Override
+  public LockInfo inspect(LockKey key) {
+    long deadline = calls.deadline();
+    Instant now = clock.instant();
+    // One read-only transaction: the holder and the waiter count from the same revision.
+    TxnResponse read =
+        calls.idempotent(
+            "inspect",
+            deadline,
+            () ->
+                kv.txn()
+                    .Then(
+                        Op.get(keys.lock(key), GetOption.DEFAULT),
+                        Op.get(
+                            keys.waiters(key),
+                            GetOption.builder().isPrefix(true).withCountOnly(true).build()))
+                    .commit());
+    int waiters = (int) read.getGetResponses().get(1).getCount();
+    Optional<KeyValue> held = read.getGetResponses().get(0).getKvs().stream().findFirst();
+    if (held.isEmpty()) {
+      return LockInfo.free(key, waiters);
+    }
+    KeyValue current = held.get();
+    EtcdValues.Grant grant = EtcdValues.read(current.getValue(), EtcdValues.Grant.class);
+    long leaseId = current.getLease();
+    long remaining =
+        calls
+            .idempotent("inspect", deadline, () -> leases.timeToLive(leaseId, LeaseOption.DEFAULT))
+            .getTTL();
+    // A negative TTL means etcd has expired the lease and is about to delete the key; until it
+    // has, the key is held by etcd's own account (D6), just with no time left.
+    return new LockInfo(
+        key,
+        true,
+        grant.owner(),
+        SessionId.of(grant.sessionId()),
+        new FencingToken(current.getModRevision()),
+        Instant.parse(grant.acquiredAt()),
+        now.plusSeconds(Math.max(0, remaining)),
+        waiters);
+  }
+
+  @Override
+  public RevokeResult revoke(LockKey key, String operator, String reason) {
+    ByteSequence lockKey = keys.lock(key);
+    for (int attempt = 1; attempt <= REVOKE_ATTEMPTS; attempt++) {
+      long deadline = calls.deadline();
+      Optional<KeyValue> current =
+          calls.idempotent("revoke", deadline, () -> kv.get(lockKey)).getKvs().stream().findFirst();
+      String at = clock.instant().toString();
+      if (current.isEmpty()) {
+        // Audited all the same: the operator acted, and the record says the key was free.
+        EtcdValues.Audit audit =
+            new EtcdValues.Audit("REVOKE", key.value(), operator, reason, null, null, null, at);
+        TxnResponse txn =
+            calls.once(
+                "revoke",
+                () ->
+                    kv.txn()
+                        .If(new Cmp(lockKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                        .Then(
+                            Op.put(
+                                keys.revokedFreeKey(key, UUID.randomUUID()),
+                                EtcdValues.write(audit),
+                                PutOption.DEFAULT))
+                        .commit());
+        if (txn.isSucceeded()) {
+          return new RevokeResult(key, null, null);
+        }
+        continue;
+      }
+      KeyValue held = current.get();
+      FencingToken token = new FencingToken(held.getModRevision());
+      EtcdValues.Grant grant = EtcdValues.read(held.getValue(), EtcdValues.Grant.class);
+      EtcdValues.Audit audit =
+          new EtcdValues.Audit(
+              "REVOKE",
+              key.value(),
+              operator,
+              reason,
+              token.value(),
+              grant.owner(),
+              grant.sessionId(),
+              at);
+      // Delete and audit in one transaction: there is never a revoke without its record.
+      TxnResponse txn =
+          calls.once(
+              "revoke",
+              () ->
+                  kv.txn()
+                      .If(new Cmp(lockKey, Cmp.Op.EQUAL, CmpTarget.modRevision(token.value())))
+                      .Then(
+                          Op.delete(lockKey, DeleteOption.DEFAULT),
+                          Op.put(
+                              keys.revokedGrant(key, token),
+                              EtcdValues.write(audit),
+                              PutOption.DEFAULT))
+                      .commit());
+      if (txn.isSucceeded()) {
+        // The next grant is a put at a later revision than this delete: higher by construction.
+        return new RevokeResult(key, token, grant.owner());
+      }
+      // The key changed between read and delete (released, expired, re-acquired): look again.
+    }
+    throw new BackendUnavailableException(
+        "the lock key kept changing during revoke; try again", null);
+  }
+
+  @Override
+  public BackendStats stats() {
+    GetOption count = GetOption.builder().isPrefix(true).withCountOnly(true).build();
+    TxnResponse read =
+        calls.idempotent(
+            "stats",
+            calls.deadline(),
+            () ->
+                kv.txn()
+                    .Then(Op.get(keys.sessions(), count), Op.get(keys.locks(), count))
+                    .commit());
+    return new BackendStats(
+        read.getGetResponses().get(0).getCount(), read.getGetResponses().get(1).getCount());
+  }
+
+  // --- Helpers ----------------------------------------------------------------------------
+
+  private Optional<EtcdValues.Session> sessionRecord(long leaseId, long deadline) {
+    return calls
+        .idempotent("keepalive", deadline, () -> kv.get(keys.session(leaseId)))
+        .getKvs()
+        .stream()
+        .findFirst()
+        .map(found -> EtcdValues.read(found.getValue(), EtcdValues.Session.class));
+  }
+
+  /**
+   * A call for {@link EtcdCalls#idempotent} whose first attempt is a request already in flight
+   * (started in parallel with another), and whose retries are fresh requests.
+   */
+  private static <T> Supplier<CompletableFuture<T>> startedThen(
+      CompletableFuture<T> started, Supplier<CompletableFuture<T>> fresh) {
+    AtomicBoolean used = new AtomicBoolean();
+    return () -> used.compareAndSet(false, true) ? started : fresh.get();
+  }
+
+  private static SessionNotFoundException notFound(SessionId sessionId) {
+    return new SessionNotFoundException(sessionId);
+  }
+
+  /**
+   * One acquire attempt's outcome.
+   *
+   * @param grant the grant, or null if another session holds the key
+   * @param observedRevision the store revision at which the key was seen held
+   */
+  private record Attempt(LockGrant grant, long observedRevision) {
+    static Attempt granted(LockGrant grant) {
+      return new Attempt(grant, 0);
+    }
+
+    static Attempt held(long observedRevision) {
+      return new Attempt(null, observedRevision);
+    }
+
+    LockGrant orThrow(LockKey key) {
+      if (grant == null) {
+        throw new LockNotAcquiredException(key);
+      }
+      return grant;
+    }
+  }
+}
