@@ -1,0 +1,138 @@
+package dev.fencepost.payment.impl;
+
+import dev.fencepost.lock.FencingToken;
+import dev.fencepost.payment.AccountId;
+import dev.fencepost.payment.LedgerImbalanceException;
+import dev.fencepost.payment.Payout;
+import java.math.BigDecimal;
+import java.util.UUID;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * Writes money movements (FR-25, INV-03): one group of two legs that sum to zero, and the cached
+ * balances of both accounts, inside the caller's transaction. Before returning it asserts, still
+ * inside that transaction, that the group sums to zero and that the customer account's balance
+ * equals the sum of its entries; otherwise it throws and everything rolls back.
+ *
+ * <p>The database checks the group again at COMMIT (a deferred constraint trigger), and {@link
+ * dev.fencepost.payment.LedgerAssertions} checks every group and every account for the reconciler.
+ * The clearing and funding-source balances are not re-summed here: they have an entry per movement
+ * of every account, so summing them per posting would grow without bound; the reconciler does it.
+ */
+public final class Ledger {
+
+  private final JdbcClient jdbc;
+  private final PaymentSignals signals;
+
+  public Ledger(JdbcClient jdbc, PaymentSignals signals) {
+    this.jdbc = jdbc;
+    this.signals = signals;
+  }
+
+  /** RAIL_ACKED -> POSTED: debit the customer, credit payout-clearing, under {@code token}. */
+  public UUID postPayout(Payout payout, FencingToken token, String actor) {
+    UUID group = UUID.randomUUID();
+    jdbc.sql(
+            """
+            INSERT INTO ledger_group (id, kind, payout_id, fencing_token, actor)
+            VALUES (:id, 'PAYOUT_POSTING', :payout, :token, :actor)""")
+        .param("id", group)
+        .param("payout", payout.id().value())
+        .param("token", token.value())
+        .param("actor", actor)
+        .update();
+    long amount = payout.amountMinor();
+    Long tokenValue = token.value();
+    leg(group, payout.accountId(), AccountId.PAYOUT_CLEARING, -amount, payout, tokenValue);
+    leg(group, AccountId.PAYOUT_CLEARING, payout.accountId(), amount, payout, tokenValue);
+    addToBalance(payout.accountId(), -amount);
+    addToBalance(AccountId.PAYOUT_CLEARING, amount);
+    assertBalanced(group, payout.accountId());
+    return group;
+  }
+
+  /** D9: money enters a customer account only as a balanced group from funding-source. */
+  public UUID fund(AccountId account, long amountMinor, String actor) {
+    UUID group = UUID.randomUUID();
+    jdbc.sql("INSERT INTO ledger_group (id, kind, actor) VALUES (:id, 'FUNDING', :actor)")
+        .param("id", group)
+        .param("actor", actor)
+        .update();
+    leg(group, AccountId.FUNDING_SOURCE, account, -amountMinor, null, null);
+    leg(group, account, AccountId.FUNDING_SOURCE, amountMinor, null, null);
+    addToBalance(AccountId.FUNDING_SOURCE, -amountMinor);
+    addToBalance(account, amountMinor);
+    assertBalanced(group, account);
+    return group;
+  }
+
+  private void leg(
+      UUID group,
+      AccountId account,
+      AccountId counterparty,
+      long signedAmount,
+      Payout payout,
+      Long token) {
+    jdbc.sql(
+            """
+            INSERT INTO ledger_entry (group_id, account_id, counterparty_account_id,
+                                      signed_amount, payout_id, fencing_token)
+            VALUES (:group, :account, :counterparty, :amount, :payout, :token)""")
+        .param("group", group)
+        .param("account", account.value())
+        .param("counterparty", counterparty.value())
+        .param("amount", signedAmount)
+        .param("payout", payout == null ? null : payout.id().value())
+        .param("token", token)
+        .update();
+  }
+
+  private void addToBalance(AccountId account, long signedAmount) {
+    jdbc.sql(
+            """
+            UPDATE account
+               SET balance_minor = balance_minor + :amount, version = version + 1,
+                   updated_at = now()
+             WHERE id = :account""")
+        .param("amount", signedAmount)
+        .param("account", account.value())
+        .update();
+  }
+
+  private void assertBalanced(UUID group, AccountId account) {
+    BigDecimal groupSum =
+        jdbc.sql("SELECT coalesce(sum(signed_amount), 0) FROM ledger_entry WHERE group_id = :g")
+            .param("g", group)
+            .query(BigDecimal.class)
+            .single();
+    if (groupSum.signum() != 0) {
+      signals.ledgerAssertionFailed("group_sum", group.toString(), "sum " + groupSum);
+      throw new LedgerImbalanceException(
+          "ledger group " + group + " sums to " + groupSum + ", not 0; rolled back (INV-03)");
+    }
+    BigDecimal[] balanceAndSum =
+        jdbc.sql(
+                """
+                SELECT a.balance_minor,
+                       (SELECT coalesce(sum(e.signed_amount), 0)
+                          FROM ledger_entry e WHERE e.account_id = a.id)
+                  FROM account a WHERE a.id = :account""")
+            .param("account", account.value())
+            .query((rs, row) -> new BigDecimal[] {rs.getBigDecimal(1), rs.getBigDecimal(2)})
+            .single();
+    if (balanceAndSum[0].compareTo(balanceAndSum[1]) != 0) {
+      signals.ledgerAssertionFailed(
+          "account_balance",
+          account.value(),
+          "balance " + balanceAndSum[0] + ", entries " + balanceAndSum[1]);
+      throw new LedgerImbalanceException(
+          "account "
+              + account
+              + " balance "
+              + balanceAndSum[0]
+              + " differs from the sum of its entries "
+              + balanceAndSum[1]
+              + "; rolled back (INV-03)");
+    }
+  }
+}

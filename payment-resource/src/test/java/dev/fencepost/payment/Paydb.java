@@ -1,0 +1,84 @@
+package dev.fencepost.payment;
+
+import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/** Direct SQL access to a test's paydb, for arranging corruption and for asserting on rows. */
+final class Paydb {
+
+  static final String CHANGELOG = "db/changelog/paydb/db.changelog-master.yaml";
+
+  private static final Map<String, String> TABLES_BY_KEY =
+      Map.of(
+          "account", "id",
+          "payout", "id",
+          "ledger_group", "id",
+          "ledger_entry", "id",
+          "audit_event", "id");
+
+  private final DataSource dataSource;
+  private final JdbcClient jdbc;
+
+  Paydb(DataSource dataSource) {
+    this.dataSource = dataSource;
+    this.jdbc = JdbcClient.create(dataSource);
+  }
+
+  static EmbeddedPostgresExtension extension() {
+    return EmbeddedPostgresExtension.withChangelog(CHANGELOG);
+  }
+
+  DataSource dataSource() {
+    return dataSource;
+  }
+
+  JdbcClient jdbc() {
+    return jdbc;
+  }
+
+  /** Every row of every paydb table, in key order: equal snapshots mean nothing changed. */
+  Map<String, List<Map<String, Object>>> snapshot() {
+    Map<String, List<Map<String, Object>>> tables = new LinkedHashMap<>();
+    for (String table :
+        List.of("account", "payout", "ledger_group", "ledger_entry", "audit_event")) {
+      tables.put(
+          table,
+          jdbc.sql("SELECT * FROM " + table + " ORDER BY " + TABLES_BY_KEY.get(table))
+              .query()
+              .listOfRows());
+    }
+    return tables;
+  }
+
+  long count(String table) {
+    return jdbc.sql("SELECT count(*) FROM " + table).query(Long.class).single();
+  }
+
+  long fence(AccountId account) {
+    return jdbc.sql("SELECT fence FROM account WHERE id = :id")
+        .param("id", account.value())
+        .query(Long.class)
+        .single();
+  }
+
+  long balance(AccountId account) {
+    return jdbc.sql("SELECT balance_minor FROM account WHERE id = :id")
+        .param("id", account.value())
+        .query(Long.class)
+        .single();
+  }
+
+  /** Audit rows of one payout, oldest first, as (action, from, to, token, actor). */
+  List<Map<String, Object>> auditOf(PayoutId payout) {
+    return jdbc.sql(
+            "SELECT action, from_state, to_state, fencing_token, actor_role, actor_id, reason"
+                + " FROM audit_event WHERE payout_id = :p ORDER BY id")
+        .param("p", payout.value())
+        .query()
+        .listOfRows();
+  }
+}

@@ -1,0 +1,86 @@
+package dev.fencepost.payment;
+
+import dev.fencepost.lock.FencingToken;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Arranges accounts and payouts in a given state by driving them through the real transitions,
+ * under token {@link #SETUP_TOKEN}. Tests then act with tokens above it (or below, for staleness).
+ */
+final class Scenarios {
+
+  static final FencingToken SETUP_TOKEN = FencingToken.of(10);
+  static final long FUNDING = 100_000;
+  static final long AMOUNT = 2_500;
+  static final Actor SETUP_WORKER = Actor.worker("setup-worker");
+  static final Actor SETUP_OPERATOR = Actor.operator("setup-operator");
+
+  private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+  private final PaymentResource resource;
+  private final PaydbFixtures fixtures;
+
+  Scenarios(PaymentResource resource, PaydbFixtures fixtures) {
+    this.resource = resource;
+    this.fixtures = fixtures;
+  }
+
+  /** A fresh customer account with {@code funding} minor units. */
+  AccountId account(long funding) {
+    AccountId id = AccountId.of("acc-" + SEQUENCE.incrementAndGet());
+    fixtures.createAccount(id, funding);
+    return id;
+  }
+
+  Payout pending(AccountId account, long amount) {
+    return fixtures.createPendingPayout(account, amount, "EUR", "bene-" + SEQUENCE.get());
+  }
+
+  /**
+   * A payout of {@link #AMOUNT} on a fresh account funded with {@link #FUNDING}, in {@code state}.
+   */
+  Payout payoutIn(PayoutState state) {
+    return payoutIn(state, account(FUNDING));
+  }
+
+  Payout payoutIn(PayoutState state, AccountId account) {
+    PayoutId id = pending(account, AMOUNT).id();
+    FencingToken t = SETUP_TOKEN;
+    Actor w = SETUP_WORKER;
+    switch (state) {
+      case PENDING -> {}
+      case CLAIMED -> resource.claim(id, t, w);
+      case RAIL_SUBMITTED -> {
+        resource.claim(id, t, w);
+        resource.markSubmitted(id, t, w);
+      }
+      case RAIL_ACKED -> {
+        resource.claim(id, t, w);
+        resource.markSubmitted(id, t, w);
+        resource.recordRailAcked(id, t, w, "rail-" + id);
+      }
+      case RAIL_AMBIGUOUS -> {
+        resource.claim(id, t, w);
+        resource.markSubmitted(id, t, w);
+        resource.recordRailTimeout(id, t, w, "read timeout after 10s");
+      }
+      case POSTED -> {
+        resource.claim(id, t, w);
+        resource.markSubmitted(id, t, w);
+        resource.recordRailAcked(id, t, w, "rail-" + id);
+        resource.post(id, t, w);
+      }
+      case FAILED -> {
+        resource.claim(id, t, w);
+        resource.markSubmitted(id, t, w);
+        resource.recordRailDeclined(id, t, w, "AC04");
+      }
+      case ABANDONED -> resource.cancel(id, t, SETUP_OPERATOR, "duplicate instruction upstream");
+    }
+    Payout payout = resource.findPayout(id).orElseThrow();
+    if (payout.state() != state) {
+      throw new IllegalStateException("could not arrange " + state + ", got " + payout.state());
+    }
+    return payout;
+  }
+}
