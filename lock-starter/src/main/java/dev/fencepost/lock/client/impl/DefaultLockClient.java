@@ -559,6 +559,9 @@ public final class DefaultLockClient implements LockClient, SmartLifecycle, Auto
       ensureSessionFromHeartbeat();
       return false;
     } catch (RuntimeException e) {
+      if (!running) {
+        return false;
+      }
       // Not extended: the deadline keeps running and the watchdog fires if nothing confirms it.
       log.atWarn()
           .addKeyValue("event", "lock.renew.failed")
@@ -593,6 +596,10 @@ public final class DefaultLockClient implements LockClient, SmartLifecycle, Auto
   }
 
   private void heartbeatFailed(SessionId id, String event, RuntimeException e) {
+    if (!running) {
+      // stop() interrupted a request in flight: not a failure of the lock server.
+      return;
+    }
     int failures = consecutiveFailures.incrementAndGet();
     lastError = e.getMessage();
     // The first failure is the state change; repeats go to debug so an outage does not flood.

@@ -1,0 +1,169 @@
+package dev.fencepost.lock.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencepost.lock.FencingToken;
+import dev.fencepost.lock.LockKey;
+import dev.fencepost.lock.LockLostException;
+import dev.fencepost.lock.client.impl.DefaultLockClient;
+import dev.fencepost.lock.client.impl.DefaultLockTemplate;
+import dev.fencepost.lock.client.testing.AdminApi;
+import dev.fencepost.lock.client.testing.RealLockServer;
+import dev.fencepost.lock.client.testing.StallableTcpProxy;
+import dev.fencepost.lock.client.testing.TestSettings;
+import dev.fencepost.testsupport.logging.CapturedEvents;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * FR-11, FR-12: when heartbeats stop reaching the server, the client's conservative local deadline
+ * fires while the server still considers the lease valid, and work that checks before each side
+ * effect stops before its next one. The heartbeat path is blocked by a TCP proxy that stops
+ * forwarding bytes (requests hang, as behind a dead network path), against the real lock server on
+ * PostgreSQL.
+ */
+class ConservativeDeadlineTest {
+
+  private static final Logger log = LoggerFactory.getLogger(ConservativeDeadlineTest.class);
+  private static final Duration TTL = Duration.ofSeconds(3);
+
+  @RegisterExtension final CapturedEvents events = new CapturedEvents();
+
+  private final RealLockServer server = RealLockServer.get();
+  private final AdminApi admin = server.admin();
+  private final String key = "payout:deadline-" + UUID.randomUUID();
+  private StallableTcpProxy proxy;
+  private DefaultLockClient worker;
+  private DefaultLockClient other;
+
+  @BeforeEach
+  void start() {
+    proxy = new StallableTcpProxy(server.port());
+    worker =
+        new DefaultLockClient(
+            TestSettings.against(proxy.baseUrl())
+                .owner("worker-behind-proxy")
+                .ttl(TTL)
+                .timeouts(Duration.ofMillis(300), Duration.ofMillis(600))
+                .build(),
+            LockClientMetrics.NOOP,
+            List.of());
+    other =
+        new DefaultLockClient(
+            TestSettings.against(server.baseUrl()).owner("other-worker").ttl(TTL).build(),
+            LockClientMetrics.NOOP,
+            List.of());
+    worker.start();
+    other.start();
+  }
+
+  @AfterEach
+  void stop() {
+    proxy.resume();
+    worker.close();
+    other.close();
+    proxy.close();
+  }
+
+  @Test
+  void theLocalDeadlineFiresBeforeTheServersExpiryAndWorkStopsBeforeItsNextSideEffect()
+      throws Exception {
+    List<String> sideEffects = new CopyOnWriteArrayList<>();
+    AtomicReference<Instant> lostAt = new AtomicReference<>();
+    AtomicReference<LockLostException.Reason> lostReason = new AtomicReference<>();
+    AtomicReference<FencingToken> workerToken = new AtomicReference<>();
+    CountDownLatch firstSideEffectDone = new CountDownLatch(1);
+    CountDownLatch nextStep = new CountDownLatch(1);
+    LockTemplate template = new DefaultLockTemplate(worker, Duration.ZERO);
+
+    CompletableFuture<Void> work =
+        CompletableFuture.runAsync(
+            () ->
+                template.execute(
+                    key,
+                    lock -> {
+                      lock.onLost(
+                          (l, reason) -> {
+                            lostAt.compareAndSet(null, Instant.now());
+                            lostReason.set(reason);
+                          });
+                      workerToken.set(lock.token());
+                      lock.ensureHeld();
+                      sideEffects.add("claim under " + lock.token());
+                      firstSideEffectDone.countDown();
+                      awaitQuietly(nextStep);
+                      lock.ensureHeld();
+                      sideEffects.add("submit under " + lock.token());
+                      return null;
+                    }));
+    assertThat(firstSideEffectDone.await(10, TimeUnit.SECONDS)).isTrue();
+
+    proxy.stall();
+
+    await().atMost(TTL.multipliedBy(2)).until(() -> lostAt.get() != null);
+    AdminApi.Inspection serverView = admin.inspect(key);
+    assertThat(lostReason.get()).isEqualTo(LockLostException.Reason.EXPIRED);
+    assertThat(serverView.held()).as("the server still holds the lease").isTrue();
+    assertThat(serverView.token()).isEqualTo(workerToken.get().value());
+    assertThat(lostAt.get()).isBefore(serverView.expiresAt());
+    log.atInfo()
+        .addKeyValue("event", "test.measured")
+        .addKeyValue("ttlMillis", TTL.toMillis())
+        .addKeyValue(
+            "clientAheadOfServerMillis",
+            Duration.between(lostAt.get(), serverView.expiresAt()).toMillis())
+        .log(
+            "local deadline fired {} ms before the server's expiry (ttl {} ms, margin 30%)",
+            Duration.between(lostAt.get(), serverView.expiresAt()).toMillis(), TTL.toMillis());
+
+    // The server then expires the lease on its own clock and another worker takes over.
+    try (HeldLock takeover = other.acquire(LockKey.of(key), Duration.ofSeconds(10))) {
+      assertThat(takeover.token().isNewerThan(workerToken.get())).isTrue();
+      nextStep.countDown();
+      ExecutionException failure = catchExecution(work);
+      assertThat(failure.getCause())
+          .isInstanceOfSatisfying(
+              LockLostException.class,
+              e -> assertThat(e.reason()).isEqualTo(LockLostException.Reason.EXPIRED));
+    }
+    assertThat(sideEffects).containsExactly("claim under " + workerToken.get());
+    assertThat(events.named("lock.lost"))
+        .anySatisfy(
+            e -> assertThat(e).containsEntry("reason", "expired").containsEntry("key", key));
+  }
+
+  private static ExecutionException catchExecution(CompletableFuture<?> future) throws Exception {
+    try {
+      future.get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      return e;
+    }
+    throw new AssertionError("the work completed although its lock was lost");
+  }
+
+  static void awaitQuietly(CountDownLatch latch) {
+    try {
+      if (!latch.await(30, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("latch not released");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,152 @@
+package dev.fencepost.lock.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencepost.lock.FencingToken;
+import dev.fencepost.lock.LockKey;
+import dev.fencepost.lock.LockLostException;
+import dev.fencepost.lock.client.impl.DefaultLockClient;
+import dev.fencepost.lock.client.impl.DefaultLockTemplate;
+import dev.fencepost.lock.client.testing.RealLockServer;
+import dev.fencepost.lock.client.testing.StallableTcpProxy;
+import dev.fencepost.lock.client.testing.TestSettings;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * UC-03 from the client's side: a worker frozen by a stop-the-world pause longer than the TTL. The
+ * pause freezes the calling thread (blocked on a latch mid-critical-section) and the rest of the
+ * process's traffic (a proxy that stops forwarding: its heartbeats no longer reach the server). The
+ * pause lasts until another worker has legitimately taken over, which needs the server's lease to
+ * expire, so it is longer than the TTL by construction.
+ */
+class PausedHolderTest {
+
+  private static final Duration TTL = Duration.ofSeconds(2);
+
+  private final RealLockServer server = RealLockServer.get();
+  private final String key = "payout:paused-" + UUID.randomUUID();
+  private StallableTcpProxy process;
+  private DefaultLockClient paused;
+  private DefaultLockClient successor;
+
+  @BeforeEach
+  void start() {
+    process = new StallableTcpProxy(server.port());
+    paused =
+        new DefaultLockClient(
+            TestSettings.against(process.baseUrl()).owner("w1-paused").ttl(TTL).build(),
+            LockClientMetrics.NOOP,
+            List.of());
+    successor =
+        new DefaultLockClient(
+            TestSettings.against(server.baseUrl()).owner("w2-successor").ttl(TTL).build(),
+            LockClientMetrics.NOOP,
+            List.of());
+    paused.start();
+    successor.start();
+  }
+
+  @AfterEach
+  void stop() {
+    process.resume();
+    paused.close();
+    successor.close();
+    process.close();
+  }
+
+  @Test
+  void afterAPauseLongerThanTheTtlEnsureHeldFailsAndThePausedTokenIsBelowTheNewHolders()
+      throws Exception {
+    Fence guard = new Fence();
+    AtomicReference<FencingToken> pausedToken = new AtomicReference<>();
+    AtomicReference<LockLostException> seenAfterThaw = new AtomicReference<>();
+    AtomicBoolean staleWriteAccepted = new AtomicBoolean();
+    AtomicLong pauseNanos = new AtomicLong();
+    CountDownLatch frozen = new CountDownLatch(1);
+    CountDownLatch thaw = new CountDownLatch(1);
+
+    CompletableFuture<Void> w1 =
+        CompletableFuture.runAsync(
+            () ->
+                new DefaultLockTemplate(paused, Duration.ZERO)
+                    .execute(
+                        key,
+                        lock -> {
+                          pausedToken.set(lock.token());
+                          lock.ensureHeld();
+                          assertThat(guard.write(lock.token())).isTrue(); // the claim
+                          lock.ensureHeld(); // passes: the pause comes after the check
+                          long pausedAt = System.nanoTime();
+                          process.stall();
+                          frozen.countDown();
+                          ConservativeDeadlineTest.awaitQuietly(thaw); // the pause itself
+                          pauseNanos.set(System.nanoTime() - pausedAt);
+                          // Thawed, with no knowledge that time passed. The write was already
+                          // past its check: only the token can stop it now.
+                          staleWriteAccepted.set(guard.write(lock.token()));
+                          try {
+                            lock.ensureHeld();
+                          } catch (LockLostException e) {
+                            seenAfterThaw.set(e);
+                            throw e;
+                          }
+                          return null;
+                        }));
+    assertThat(frozen.await(10, TimeUnit.SECONDS)).isTrue();
+
+    long frozenAt = System.nanoTime();
+    FencingToken successorToken;
+    try (HeldLock takeover = successor.acquire(LockKey.of(key), Duration.ofSeconds(10))) {
+      successorToken = takeover.token();
+      assertThat(guard.write(successorToken)).isTrue();
+    }
+    // The takeover already proves the lease outlived; also make the pause exceed the TTL itself.
+    await().atMost(TTL.multipliedBy(2)).until(() -> System.nanoTime() - frozenAt > TTL.toNanos());
+    process.resume();
+    thaw.countDown();
+
+    try {
+      w1.get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException expected) {
+      assertThat(expected.getCause()).isInstanceOf(LockLostException.class);
+    }
+    assertThat(Duration.ofNanos(pauseNanos.get())).isGreaterThan(TTL);
+    assertThat(seenAfterThaw.get()).as("ensureHeld after the pause").isNotNull();
+    assertThat(pausedToken.get().compareTo(successorToken)).isNegative();
+    assertThat(staleWriteAccepted).as("the guard refused the stale token (INV-05)").isFalse();
+    assertThat(guard.fence()).isEqualTo(successorToken.value());
+  }
+
+  /** A guard per D1: accept iff {@code token >= fence}, then {@code fence = token}, atomically. */
+  static final class Fence {
+    private final AtomicLong fence = new AtomicLong();
+
+    boolean write(FencingToken token) {
+      long current;
+      do {
+        current = fence.get();
+        if (token.isStaleAgainst(current)) {
+          return false;
+        }
+      } while (!fence.compareAndSet(current, token.value()));
+      return true;
+    }
+
+    long fence() {
+      return fence.get();
+    }
+  }
+}
