@@ -1,0 +1,190 @@
+package dev.fencepost.payment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencepost.lock.FencingToken;
+import dev.fencepost.payment.PayoutTransitions.Transition;
+import dev.fencepost.testsupport.logging.CapturedEvents;
+import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every row of the table, through the method a job calls, on a real paydb: the state moves, the
+ * fence and the token stamp become the caller's token, an audit row names actor and token (FR-30),
+ * and a {@code payout.transition} event and counter are emitted.
+ */
+class ListedTransitionsTest {
+
+  @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();
+  @RegisterExtension CapturedEvents events = new CapturedEvents();
+
+  static final FencingToken TOKEN = FencingToken.of(20);
+
+  SimpleMeterRegistry meters;
+  PaymentResource resource;
+  Scenarios scenarios;
+  Paydb paydb;
+
+  @BeforeEach
+  void setUp() {
+    meters = new SimpleMeterRegistry();
+    resource = new PaymentResource(db.dataSource(), meters);
+    scenarios = new Scenarios(resource, new PaydbFixtures(db.dataSource(), "listed"));
+    paydb = new Paydb(db.dataSource());
+  }
+
+  static Stream<Transition> rows() {
+    return PayoutTransitions.rows().stream();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("rows")
+  void everyListedTransitionIsAppliedAuditedAndSignalled(Transition row) {
+    // FUNDS_INSUFFICIENT is what a claim becomes on an account that cannot cover the amount.
+    AccountId account =
+        scenarios.account(
+            row.event() == PayoutEvent.FUNDS_INSUFFICIENT
+                ? Scenarios.AMOUNT - 1
+                : Scenarios.FUNDING);
+    Payout before = scenarios.payoutIn(row.from(), account);
+    Actor actor = Events.actorFor(row.trigger());
+
+    Payout after = Events.invoke(resource, row.event(), before.id(), TOKEN, actor);
+
+    assertThat(after.state()).isEqualTo(row.to());
+    assertThat(after.tokenStamp()).isEqualTo(TOKEN.value());
+    assertThat(after.version()).isEqualTo(before.version() + 1);
+    assertThat(after.finishedAt() != null).isEqualTo(row.to().isTerminal());
+    assertThat(after.clientReference()).isEqualTo(before.clientReference());
+    assertThat(paydb.fence(account)).isEqualTo(TOKEN.value());
+    assertThat(paydb.auditOf(before.id()))
+        .last()
+        .satisfies(
+            audit -> {
+              assertThat(audit.get("action")).isEqualTo(row.event().name());
+              assertThat(audit.get("from_state")).isEqualTo(row.from().name());
+              assertThat(audit.get("to_state")).isEqualTo(row.to().name());
+              assertThat(audit.get("fencing_token")).isEqualTo(TOKEN.value());
+              assertThat(audit.get("actor_role")).isEqualTo(row.trigger().name());
+              assertThat(audit.get("actor_id")).isEqualTo(actor.id());
+            });
+    assertThat(events.named("payout.transition"))
+        .last()
+        .satisfies(
+            e -> {
+              assertThat(e.get("payoutId")).isEqualTo(before.id().toString());
+              assertThat(e.get("accountId")).isEqualTo(account.value());
+              assertThat(e.get("token")).isEqualTo(TOKEN.value());
+              assertThat(e.get("from")).isEqualTo(row.from().name());
+              assertThat(e.get("to")).isEqualTo(row.to().name());
+              assertThat(e.get("actor")).isEqualTo(actor.id());
+            });
+    assertThat(
+            meters
+                .get("fencepost.payout.transitions")
+                .tag("from", row.from().name())
+                .tag("to", row.to().name())
+                .tag("event", row.event().name())
+                .counter()
+                .count())
+        .isEqualTo(1.0);
+  }
+
+  @Test
+  void claimRecordsTheClaimerAndAReclaimReplacesIt() {
+    Payout claimed = scenarios.payoutIn(PayoutState.CLAIMED);
+    assertThat(claimed.claimedBy()).isEqualTo(Scenarios.SETUP_WORKER.id());
+    assertThat(claimed.claimedAt()).isNotNull();
+
+    Payout reclaimed = resource.reclaim(claimed.id(), TOKEN, Actor.worker("w-later"));
+
+    assertThat(reclaimed.state()).isEqualTo(PayoutState.CLAIMED);
+    assertThat(reclaimed.claimedBy()).isEqualTo("w-later");
+    assertThat(reclaimed.claimedAt()).isAfterOrEqualTo(claimed.claimedAt());
+  }
+
+  @Test
+  void aClaimWithoutSufficientFundsFailsThePayoutWithItsReasonAndMovesNoMoney() {
+    AccountId poor = scenarios.account(Scenarios.AMOUNT - 1);
+    Payout pending = scenarios.pending(poor, Scenarios.AMOUNT);
+    long ledgerRows = paydb.count("ledger_entry");
+
+    Payout failed = resource.claim(pending.id(), TOKEN, Actor.worker("w-1"));
+
+    assertThat(failed.state()).isEqualTo(PayoutState.FAILED);
+    assertThat(failed.failureReason())
+        .isEqualTo(
+            "insufficient funds at claim time: available "
+                + (Scenarios.AMOUNT - 1)
+                + ", required "
+                + Scenarios.AMOUNT);
+    assertThat(failed.claimedBy()).isNull();
+    assertThat(paydb.count("ledger_entry")).isEqualTo(ledgerRows);
+    assertThat(paydb.balance(poor)).isEqualTo(Scenarios.AMOUNT - 1);
+    // Still fenced: the refusal to pay is itself a write under the grant.
+    assertThat(paydb.fence(poor)).isEqualTo(TOKEN.value());
+    assertThat(paydb.auditOf(pending.id()))
+        .last()
+        .extracting(a -> a.get("action"))
+        .isEqualTo("FUNDS_INSUFFICIENT");
+  }
+
+  @Test
+  void railOutcomesRecordTheirEvidence() {
+    Payout acked =
+        resource.recordRailAcked(
+            scenarios.payoutIn(PayoutState.RAIL_SUBMITTED).id(), TOKEN, Actor.worker("w"), "R-77");
+    assertThat(acked.railReference()).isEqualTo("R-77");
+    assertThat(acked.settledAt()).isNotNull();
+    assertThat(acked.submittedAt()).isNotNull();
+
+    Payout declined =
+        resource.recordRailDeclined(
+            scenarios.payoutIn(PayoutState.RAIL_SUBMITTED).id(), TOKEN, Actor.worker("w"), "AC04");
+    assertThat(declined.failureReason()).isEqualTo("rail declined: AC04");
+    assertThat(declined.settledAt()).isNull();
+
+    Payout absent =
+        resource.resolveAbsent(
+            scenarios.payoutIn(PayoutState.RAIL_AMBIGUOUS).id(),
+            TOKEN,
+            Actor.reconciler("recon"),
+            "no movement for fp-ref after 24h");
+    assertThat(absent.failureReason())
+        .isEqualTo("rail lookup found no movement: no movement for fp-ref after 24h");
+
+    Payout settled =
+        resource.resolveSettled(
+            scenarios.payoutIn(PayoutState.RAIL_AMBIGUOUS).id(),
+            TOKEN,
+            Actor.reconciler("recon"),
+            "R-78");
+    assertThat(settled.state()).isEqualTo(PayoutState.RAIL_ACKED);
+    assertThat(settled.railReference()).isEqualTo("R-78");
+  }
+
+  @Test
+  void operatorActionsRecordWhoAndWhy() {
+    Payout cancelled =
+        resource.cancel(
+            scenarios.payoutIn(PayoutState.PENDING).id(),
+            TOKEN,
+            Actor.operator("alice"),
+            "  duplicate instruction  ");
+    assertThat(cancelled.failureReason()).isEqualTo("operator alice: duplicate instruction");
+    assertThat(paydb.auditOf(cancelled.id()))
+        .last()
+        .satisfies(
+            a -> {
+              assertThat(a.get("actor_role")).isEqualTo("OPERATOR");
+              assertThat(a.get("actor_id")).isEqualTo("alice");
+              assertThat(a.get("reason")).isEqualTo("duplicate instruction");
+            });
+  }
+}

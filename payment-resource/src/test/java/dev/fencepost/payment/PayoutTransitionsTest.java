@@ -1,0 +1,97 @@
+package dev.fencepost.payment;
+
+import static dev.fencepost.payment.Actor.Role.OPERATOR;
+import static dev.fencepost.payment.Actor.Role.RECONCILER;
+import static dev.fencepost.payment.Actor.Role.WORKER;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencepost.payment.PayoutTransitions.Refusal;
+import dev.fencepost.payment.PayoutTransitions.Transition;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The table itself, without a database: what spec 02 section 2.3 says, and nothing more (FR-22).
+ */
+class PayoutTransitionsTest {
+
+  @Test
+  void theTableIsExactlyTheRowsOfTheSpec() {
+    assertThat(PayoutTransitions.rows())
+        .containsExactly(
+            row("PENDING", "CLAIM", "CLAIMED", WORKER),
+            row("PENDING", "FUNDS_INSUFFICIENT", "FAILED", WORKER),
+            row("PENDING", "OPERATOR_CANCEL", "ABANDONED", OPERATOR),
+            row("CLAIMED", "RECLAIM", "CLAIMED", WORKER),
+            row("CLAIMED", "SUBMIT_ACCEPTED", "RAIL_SUBMITTED", WORKER),
+            row("RAIL_SUBMITTED", "RAIL_ACKED", "RAIL_ACKED", WORKER),
+            row("RAIL_SUBMITTED", "RAIL_DECLINED", "FAILED", WORKER),
+            row("RAIL_SUBMITTED", "RAIL_TIMEOUT", "RAIL_AMBIGUOUS", WORKER),
+            row("RAIL_SUBMITTED", "OUTCOME_MISSING", "RAIL_AMBIGUOUS", WORKER),
+            row("RAIL_ACKED", "POST", "POSTED", WORKER),
+            row("RAIL_AMBIGUOUS", "LOOKUP_SETTLED", "RAIL_ACKED", RECONCILER),
+            row("RAIL_AMBIGUOUS", "LOOKUP_ABSENT", "FAILED", RECONCILER),
+            row("RAIL_AMBIGUOUS", "OPERATOR_ABANDON", "ABANDONED", OPERATOR));
+  }
+
+  @Test
+  void theTableIsTotalEveryTripleIsEitherOneRowOrARefusal() {
+    int allowed = 0;
+    for (PayoutState state : PayoutState.values()) {
+      for (PayoutEvent event : PayoutEvent.values()) {
+        for (Actor.Role role : Actor.Role.values()) {
+          var row = PayoutTransitions.find(state, event);
+          var refusal = PayoutTransitions.refusal(state, event, role);
+          if (row.isEmpty()) {
+            assertThat(refusal).contains(Refusal.NOT_IN_TABLE);
+          } else if (row.get().trigger() == role) {
+            assertThat(refusal).isEmpty();
+            allowed++;
+          } else {
+            assertThat(refusal).contains(Refusal.ROLE_NOT_PERMITTED);
+          }
+        }
+      }
+    }
+    assertThat(allowed).isEqualTo(PayoutTransitions.rows().size());
+  }
+
+  @Test
+  void terminalStatesHaveNoOutgoingTransitionAtAll() {
+    for (PayoutState state : PayoutState.values()) {
+      assertThat(PayoutTransitions.hasOutgoing(state)).isEqualTo(!state.isTerminal());
+      if (state.isTerminal()) {
+        for (PayoutEvent event : PayoutEvent.values()) {
+          assertThat(PayoutTransitions.find(state, event)).isEmpty();
+        }
+      }
+    }
+    assertThat(Arrays.stream(PayoutState.values()).filter(PayoutState::isTerminal))
+        .containsExactly(PayoutState.POSTED, PayoutState.FAILED, PayoutState.ABANDONED);
+  }
+
+  @Test
+  void theOnlyWayIntoRailSubmittedIsFromClaimedSoAnAmbiguousPayoutIsNeverResubmitted() {
+    assertThat(PayoutTransitions.rows())
+        .filteredOn(t -> t.to() == PayoutState.RAIL_SUBMITTED)
+        .singleElement()
+        .extracting(Transition::from)
+        .isEqualTo(PayoutState.CLAIMED);
+    assertThat(PayoutTransitions.rows())
+        .filteredOn(t -> t.from() == PayoutState.RAIL_AMBIGUOUS)
+        .extracting(Transition::to)
+        .doesNotContain(PayoutState.CLAIMED, PayoutState.PENDING, PayoutState.RAIL_SUBMITTED);
+  }
+
+  @Test
+  void everyEventHasExactlyOneRow() {
+    for (PayoutEvent event : PayoutEvent.values()) {
+      assertThat(PayoutTransitions.rows()).filteredOn(t -> t.event() == event).hasSize(1);
+    }
+  }
+
+  private static Transition row(String from, String event, String to, Actor.Role role) {
+    return new Transition(
+        PayoutState.valueOf(from), PayoutEvent.valueOf(event), PayoutState.valueOf(to), role);
+  }
+}
