@@ -26,6 +26,9 @@ public class EtcdBackendConfiguration {
   @Bean
   EtcdLockBackend etcdLockBackend(Client fencepostEtcdClient, EtcdBackendProperties properties) {
     return new EtcdLockBackend(
-        fencepostEtcdClient, properties.keyPrefix(), properties.callTimeout(), Clock.systemUTC());
+        fencepostEtcdClient,
+        properties.keyPrefix(),
+        properties.operationTimeout(),
+        Clock.systemUTC());
   }
 }

@@ -13,14 +13,17 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *     can fail over when one is down (NFR-02)
  * @param keyPrefix the etcd key prefix under which sessions, locks, waiters and audit records live;
  *     lock servers that share a prefix are one lock service
- * @param callTimeout the bound on each backend operation's etcd calls (also the gRPC deadline of
- *     every call); a transient failure is retried within it, then answered with 503 so clients fail
- *     closed (UC-08). Keep it above one election timeout so that one election costs a retry, not an
- *     error.
+ * @param callTimeout the gRPC deadline of each etcd call. A call that reached a follower just as
+ *     the leader died is never answered and ends only by this deadline, after which it is retried
+ *     against the new leader; so keep it short, near etcd's election timeout, yet well above a
+ *     normal call's latency
+ * @param operationTimeout the bound on one backend operation, retries included; after it the lock
+ *     server answers 503 and clients fail closed (UC-08). Keep it above an election (NFR-02) so
+ *     that an election costs a retry, not an error
  */
 @ConfigurationProperties("fencepost.lock.etcd")
 public record EtcdBackendProperties(
-    List<String> endpoints, String keyPrefix, Duration callTimeout) {
+    List<String> endpoints, String keyPrefix, Duration callTimeout, Duration operationTimeout) {
 
   public EtcdBackendProperties {
     endpoints =
@@ -28,6 +31,11 @@ public record EtcdBackendProperties(
             ? List.of("http://127.0.0.1:2379")
             : List.copyOf(endpoints);
     keyPrefix = keyPrefix == null || keyPrefix.isBlank() ? "/fencepost/" : keyPrefix;
-    callTimeout = callTimeout == null ? Duration.ofSeconds(3) : callTimeout;
+    callTimeout = callTimeout == null ? Duration.ofSeconds(1) : callTimeout;
+    operationTimeout = operationTimeout == null ? Duration.ofSeconds(3) : operationTimeout;
+    if (operationTimeout.compareTo(callTimeout) < 0) {
+      throw new IllegalArgumentException(
+          "fencepost.lock.etcd.operation-timeout must be at least the call-timeout");
+    }
   }
 }

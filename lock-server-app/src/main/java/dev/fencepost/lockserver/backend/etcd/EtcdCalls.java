@@ -16,10 +16,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How the backend waits for etcd: every call is bounded by a deadline, transient failures of calls
- * that are safe to repeat are retried with a short backoff until that deadline, and whatever is
- * still failing becomes {@link BackendUnavailableException} (the lock server answers 503, clients
- * fail closed, UC-08).
+ * How the backend waits for etcd. Two bounds: each RPC carries a gRPC deadline of the call timeout
+ * (set by {@link EtcdClients}), and each backend operation gives up after the operation timeout.
+ * Transient failures of calls that are safe to repeat are retried with a short backoff within the
+ * operation timeout; whatever is still failing becomes {@link BackendUnavailableException} (the
+ * lock server answers 503, clients fail closed, UC-08).
+ *
+ * <p>Why two: a request that reached a follower just as the leader died is never answered (its
+ * proposal went to the dead leader), so it can only end by its deadline. A short per-RPC deadline
+ * ends it soon after the election, and the retry lands on the new leader within the same operation.
  *
  * <p>Threads: the caller's request thread blocks here, never a jetcd or gRPC event-loop thread; no
  * continuation is chained onto jetcd's futures.
@@ -41,19 +46,15 @@ final class EtcdCalls {
   private static final long FIRST_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
   private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
-  private final Duration callTimeout;
+  private final Duration operationTimeout;
 
-  EtcdCalls(Duration callTimeout) {
-    this.callTimeout = callTimeout;
+  EtcdCalls(Duration operationTimeout) {
+    this.operationTimeout = operationTimeout;
   }
 
-  Duration callTimeout() {
-    return callTimeout;
-  }
-
-  /** A deadline one call timeout from now, in {@link System#nanoTime()} terms. */
+  /** A deadline one operation timeout from now, in {@link System#nanoTime()} terms. */
   long deadline() {
-    return System.nanoTime() + callTimeout.toNanos();
+    return System.nanoTime() + operationTimeout.toNanos();
   }
 
   /**
@@ -150,7 +151,7 @@ final class EtcdCalls {
         .addKeyValue("attempts", attempts)
         .addKeyValue("code", failure.code().name())
         .addKeyValue("detail", String.valueOf(failure.getCause().getMessage()))
-        .log("etcd did not answer " + operation + " within the call timeout");
+        .log("etcd did not answer " + operation + " within the operation timeout");
     return new BackendUnavailableException(
         "etcd did not answer " + operation + " (" + failure.code() + ")", failure.getCause());
   }

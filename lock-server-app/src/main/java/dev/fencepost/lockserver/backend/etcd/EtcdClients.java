@@ -20,9 +20,9 @@ final class EtcdClients {
 
   /**
    * A client over {@code endpoints} in which every call except a watch carries a gRPC deadline of
-   * {@code callTimeout}, so no RPC outlives the operation that started it, and in which jetcd's own
-   * retries are off: the backend retries only what is safe to repeat, within its own deadline
-   * ({@link EtcdCalls}).
+   * {@code callTimeout}, so a call that will never be answered (sent to a follower as the leader
+   * died) ends soon and can be retried, and in which jetcd's own retries are off: the backend
+   * retries only what is safe to repeat, within its operation timeout ({@link EtcdCalls}).
    */
   static Client create(List<String> endpoints, Duration callTimeout) {
     return Client.builder()

@@ -95,19 +95,20 @@ public final class EtcdLockBackend implements LockBackend {
   private final Clock clock;
 
   /**
-   * @param client a jetcd client built by {@link EtcdClients}, so that every unary call carries a
-   *     gRPC deadline; owned by the caller
+   * @param client a jetcd client built by {@link EtcdClients}, so that every call but a watch
+   *     carries a gRPC deadline; owned by the caller
    * @param keyPrefix where this lock service's keys live, e.g. {@code /fencepost/}
-   * @param callTimeout the bound on each backend operation's etcd calls
+   * @param operationTimeout the bound on each backend operation, retries included (each RPC's own
+   *     deadline is set on the client, see {@link EtcdClients})
    * @param clock the lock server's clock, used only for the informational {@code acquiredAt} and to
    *     turn etcd's remaining lease TTL into an instant
    */
-  public EtcdLockBackend(Client client, String keyPrefix, Duration callTimeout, Clock clock) {
+  public EtcdLockBackend(Client client, String keyPrefix, Duration operationTimeout, Clock clock) {
     this.kv = client.getKVClient();
     this.leases = client.getLeaseClient();
     this.watches = client.getWatchClient();
     this.keys = new EtcdKeys(keyPrefix);
-    this.calls = new EtcdCalls(callTimeout);
+    this.calls = new EtcdCalls(operationTimeout);
     this.clock = clock;
   }
 
@@ -203,7 +204,7 @@ public final class EtcdLockBackend implements LockBackend {
         }
         awaitDeleteAfter(key, attempt.observedRevision(), left);
         // A transient failure here must not end a wait that still has time: the attempt is safe
-        // to repeat, so retry it up to the later of its own timeout and the wait deadline.
+        // to repeat, so retry it up to the later of the operation timeout and the wait deadline.
         attempt = attempt(key, sessionId, leaseId, Math.max(calls.deadline(), waitDeadline));
         if (attempt.grant() != null) {
           return attempt.grant();

@@ -21,7 +21,7 @@ class EtcdLockBackendContractTest extends LockBackendContractTest {
 
   @BeforeAll
   static void start() {
-    client = EtcdClients.create(List.of(etcd.endpoints().split(",")), Duration.ofSeconds(3));
+    client = EtcdClients.create(List.of(etcd.endpoints().split(",")), Duration.ofSeconds(1));
     backend = new EtcdLockBackend(client, "/contract/", Duration.ofSeconds(3), Clock.systemUTC());
   }
 

@@ -19,6 +19,7 @@ class EtcdLockServerHttpContractTest extends LockServerHttpContractTest {
         "fencepost.lock.backend", "etcd",
         "fencepost.lock.etcd.endpoints", etcd.endpoints(),
         "fencepost.lock.etcd.key-prefix", "/http-contract/",
-        "fencepost.lock.etcd.call-timeout", "3s");
+        "fencepost.lock.etcd.call-timeout", "1s",
+        "fencepost.lock.etcd.operation-timeout", "3s");
   }
 }

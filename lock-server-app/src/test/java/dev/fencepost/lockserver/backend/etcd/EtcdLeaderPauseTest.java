@@ -1,0 +1,106 @@
+package dev.fencepost.lockserver.backend.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencepost.testsupport.etcd.EtcdClusterExtension;
+import dev.fencepost.testsupport.etcd.EtcdMember;
+import io.etcd.jetcd.Client;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A leader that freezes (SIGSTOP: a long GC pause, a VM migration) past the election timeout is
+ * deposed, and when it thaws (SIGCONT) believing it still leads, it cannot grant anything: it must
+ * first hear the new term and step down (INV-06). Same clients, same checks as the kill test.
+ */
+class EtcdLeaderPauseTest {
+
+  private static final Duration EVERY = Duration.ofSeconds(8);
+  private static final int PAUSES = 2;
+  private static final Duration RUN = EVERY.multipliedBy(PAUSES).plusSeconds(5);
+
+  @RegisterExtension static EtcdClusterExtension etcd = EtcdClusterExtension.threeMembers();
+
+  @Test
+  void aLeaderPausedPastTheElectionTimeoutIsDeposedAndGrantsNothingWhenItThaws() throws Exception {
+    List<EtcdFailover.Fault> faults = new CopyOnWriteArrayList<>();
+    CompletableFuture<Void> chaos = new CompletableFuture<>();
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    try (Client client = EtcdFailover.client(etcd.cluster())) {
+      EtcdLockWorkload workload =
+          new EtcdLockWorkload(EtcdFailover.backend(client, "/leader-pause/"), 8, 5);
+      long runStart = System.nanoTime();
+      workload.start();
+      for (int i = 1; i <= PAUSES; i++) {
+        scheduler.schedule(
+            () -> {
+              try {
+                faults.add(pauseLeader(scheduler, chaos));
+              } catch (RuntimeException | Error e) {
+                chaos.completeExceptionally(e);
+              }
+            },
+            EVERY.multipliedBy(i).minusSeconds(5).toMillis(),
+            TimeUnit.MILLISECONDS);
+      }
+      scheduler.schedule(() -> chaos.complete(null), RUN.toMillis(), TimeUnit.MILLISECONDS);
+
+      try {
+        chaos.get(RUN.plusMinutes(2).toSeconds(), TimeUnit.SECONDS);
+      } finally {
+        workload.stopAndJoin(Duration.ofSeconds(30));
+      }
+      long runEnd = System.nanoTime();
+
+      assertThat(faults).hasSize(PAUSES);
+      List<EtcdLockWorkload.Window> windows =
+          EtcdFailover.report("leader pause", workload, faults, runStart, runEnd);
+      EtcdFailover.assertSafeAndRecovered(workload, faults, windows);
+      assertThat(etcd.cluster().members()).noneMatch(EtcdMember::isPaused);
+    } finally {
+      scheduler.shutdownNow();
+    }
+  }
+
+  /**
+   * Freezes the leader, waits until another member leads, and schedules the thaw one more election
+   * timeout later, so the frozen leader's term is long over when it resumes.
+   */
+  private static EtcdFailover.Fault pauseLeader(
+      ScheduledExecutorService scheduler, CompletableFuture<Void> chaos) {
+    EtcdMember leader = etcd.cluster().awaitLeader(Duration.ofSeconds(20));
+    long start = System.nanoTime();
+    leader.pause();
+    EtcdMember next;
+    try {
+      next = etcd.cluster().awaitNewLeader(leader, Duration.ofSeconds(20));
+    } catch (RuntimeException e) {
+      leader.resume();
+      throw e;
+    }
+    long elected = System.nanoTime();
+    scheduler.schedule(
+        () -> {
+          try {
+            leader.resume();
+            etcd.cluster().awaitFollowing(leader, Duration.ofSeconds(20));
+          } catch (RuntimeException | Error e) {
+            chaos.completeExceptionally(e);
+          }
+        },
+        etcd.cluster().electionTimeout().toMillis(),
+        TimeUnit.MILLISECONDS);
+    return new EtcdFailover.Fault(
+        "SIGSTOP " + leader.name() + " (leader), SIGCONT one election timeout after a new leader",
+        start,
+        elected,
+        next.name());
+  }
+}
