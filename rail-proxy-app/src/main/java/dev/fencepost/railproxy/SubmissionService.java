@@ -1,0 +1,206 @@
+package dev.fencepost.railproxy;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The submit path, in the order that makes it safe (FR-19): guard and intent in one committed
+ * transaction, then exactly one rail call, then exactly one outcome.
+ *
+ * <p>When both refusals apply (a stale token for a payout that is already submitted) the answer is
+ * STALE_TOKEN: the high-water guard runs first, because a superseded holder must learn that it is
+ * fenced out and abort, not be handed a record it would act on (ADR 0040, UC-03).
+ */
+public final class SubmissionService {
+
+  private static final Logger log = LoggerFactory.getLogger(SubmissionService.class);
+
+  private final SubmissionStore store;
+  private final TransactionTemplate transaction;
+  private final RailClient rail;
+  private final FencingSwitches switches;
+  private final MeterRegistry meters;
+
+  public SubmissionService(
+      SubmissionStore store,
+      TransactionTemplate transaction,
+      RailClient rail,
+      FencingSwitches switches,
+      MeterRegistry meters) {
+    this.store = store;
+    this.transaction = transaction;
+    this.rail = rail;
+    this.switches = switches;
+    this.meters = meters;
+  }
+
+  /** The submission's result: the outcome recorded for it. */
+  public record Result(SubmissionRequest request, long submissionId, RailOutcome outcome) {}
+
+  /**
+   * Submits a payout to the rail at most once.
+   *
+   * @throws StaleTokenException the token is below the account's high-water (409)
+   * @throws DuplicateSubmissionException the payout was already submitted (409)
+   * @throws OutcomeNotRecordedException the rail was called but proxydb refused the outcome (503)
+   * @throws DataAccessException proxydb failed before the rail was called (503, nothing sent)
+   */
+  public Result submit(SubmissionRequest request) {
+    IntentResult intent = recordIntent(request);
+    if (intent instanceof IntentResult.Stale stale) {
+      fencedOut(request, stale.highWater());
+      throw new StaleTokenException(request, stale.highWater());
+    }
+    if (intent instanceof IntentResult.Duplicate duplicate) {
+      duplicate(request, duplicate.existing());
+      throw new DuplicateSubmissionException(duplicate.existing());
+    }
+    IntentResult.Accepted accepted = (IntentResult.Accepted) intent;
+    log.atInfo()
+        .addKeyValue("event", "rail.submission.intent_recorded")
+        .addKeyValue("submissionId", accepted.submissionId())
+        .addKeyValue("payoutId", request.payoutId())
+        .addKeyValue("accountId", request.accountId())
+        .addKeyValue("fencingToken", request.fencingToken())
+        .addKeyValue("clientReference", request.clientReference())
+        .addKeyValue("unguarded", accepted.unguarded())
+        .log("submission intent committed; forwarding to the rail");
+    if (accepted.unguarded()) {
+      log.atError()
+          .addKeyValue("event", "rail.submission.unguarded_duplicate")
+          .addKeyValue("payoutId", request.payoutId())
+          .addKeyValue("accountId", request.accountId())
+          .addKeyValue("fencingToken", request.fencingToken())
+          .log("uniqueness guard is off: forwarding a SECOND submission for this payout");
+    }
+
+    Timer.Sample sample = Timer.start(meters);
+    // Exactly one call. Whatever it returns or throws, it is never repeated (D10, UC-05).
+    RailOutcome outcome = rail.submit(request);
+    sample.stop(
+        Timer.builder("fencepost.rail.submit.duration")
+            .description("Time of the single rail call per submission")
+            .tag("outcome", outcome.outcome().name())
+            .register(meters));
+
+    recordOutcome(request, accepted, outcome);
+    meters.counter("fencepost.rail.submissions", "outcome", outcome.outcome().name()).increment();
+    log.atInfo()
+        .addKeyValue("event", "rail.submission.outcome_recorded")
+        .addKeyValue("submissionId", accepted.submissionId())
+        .addKeyValue("payoutId", request.payoutId())
+        .addKeyValue("accountId", request.accountId())
+        .addKeyValue("fencingToken", request.fencingToken())
+        .addKeyValue("outcome", outcome.outcome().name())
+        .addKeyValue("railReference", outcome.railReference())
+        .addKeyValue("declineCode", outcome.declineCode())
+        .addKeyValue("detail", outcome.detail())
+        .log("rail outcome recorded");
+    return new Result(request, accepted.submissionId(), outcome);
+  }
+
+  private IntentResult recordIntent(SubmissionRequest request) {
+    try {
+      return transaction.execute(status -> guardAndInsert(request));
+    } catch (DuplicateKeyException e) {
+      // The UNIQUE constraint refused the row and rolled the whole intent back (including the
+      // high-water advance). The existing row is committed, or we could not have conflicted.
+      return transaction.execute(
+          status -> {
+            SubmissionRecord existing =
+                store
+                    .findByPayoutId(request.payoutId())
+                    .orElseThrow(() -> new IllegalStateException("conflict without a row", e));
+            store.recordRejection(
+                "DUPLICATE",
+                request,
+                store.highWater(request.accountId()).orElse(null),
+                existing.id());
+            return new IntentResult.Duplicate(existing);
+          });
+    }
+  }
+
+  private IntentResult guardAndInsert(SubmissionRequest request) {
+    if (switches.highWaterEnabled()) {
+      if (store.advanceHighWater(request.accountId(), request.fencingToken()).isEmpty()) {
+        // Zero rows: stale. Nothing was changed; record the refusal in the same transaction.
+        long highWater = store.highWater(request.accountId()).orElseThrow();
+        store.recordRejection("FENCED", request, highWater, null);
+        return new IntentResult.Stale(highWater);
+      }
+    } else {
+      store.observeHighWater(request.accountId(), request.fencingToken());
+    }
+    if (switches.uniquenessEnabled()) {
+      return new IntentResult.Accepted(store.insertIntent(request), false);
+    }
+    return store
+        .insertIntentIfAbsent(request)
+        .<IntentResult>map(id -> new IntentResult.Accepted(id, false))
+        .orElseGet(() -> new IntentResult.Accepted(store.insertUnguarded(request), true));
+  }
+
+  private void recordOutcome(
+      SubmissionRequest request, IntentResult.Accepted accepted, RailOutcome outcome) {
+    int updated;
+    try {
+      updated = store.recordOutcome(accepted.submissionId(), accepted.unguarded(), outcome);
+    } catch (DataAccessException e) {
+      meters.counter("fencepost.rail.submission.outcome.unrecorded").increment();
+      log.atError()
+          .addKeyValue("event", "rail.submission.outcome_not_recorded")
+          .addKeyValue("submissionId", accepted.submissionId())
+          .addKeyValue("payoutId", request.payoutId())
+          .addKeyValue("observedOutcome", outcome.outcome().name())
+          .addKeyValue("railReference", outcome.railReference())
+          .setCause(e)
+          .log("rail answered but proxydb refused the outcome; the row stays unresolved");
+      throw new OutcomeNotRecordedException(request, outcome, e);
+    }
+    if (updated != 1) {
+      // Cannot happen through this class: only it resolves rows, once, by id. Loud if it does.
+      meters.counter("fencepost.rail.submission.outcome.unrecorded").increment();
+      log.atError()
+          .addKeyValue("event", "rail.submission.outcome_conflict")
+          .addKeyValue("submissionId", accepted.submissionId())
+          .addKeyValue("payoutId", request.payoutId())
+          .addKeyValue("observedOutcome", outcome.outcome().name())
+          .log("submission was already resolved; the first outcome stands");
+    }
+  }
+
+  private void fencedOut(SubmissionRequest request, long highWater) {
+    meters.counter("fencepost.fence.rejections", "guard", "rail-proxy").increment();
+    log.atWarn()
+        .addKeyValue("event", "lock.fenced_out")
+        .addKeyValue("guard", "rail-proxy")
+        .addKeyValue("key", request.lockKey())
+        .addKeyValue("presentedToken", request.fencingToken())
+        .addKeyValue("highWater", highWater)
+        .addKeyValue("payoutId", request.payoutId())
+        .addKeyValue("accountId", request.accountId())
+        .addKeyValue("clientReference", request.clientReference())
+        .log("stale fencing token refused by the rail proxy; never forwarded");
+  }
+
+  private void duplicate(SubmissionRequest request, SubmissionRecord existing) {
+    meters.counter("fencepost.rail.submission.duplicates", "guard", "rail-proxy").increment();
+    log.atWarn()
+        .addKeyValue("event", "rail.submission.duplicate")
+        .addKeyValue("guard", "rail-proxy")
+        .addKeyValue("payoutId", request.payoutId())
+        .addKeyValue("accountId", request.accountId())
+        .addKeyValue("presentedToken", request.fencingToken())
+        .addKeyValue("existingSubmissionId", existing.id())
+        .addKeyValue("existingToken", existing.fencingToken())
+        .addKeyValue(
+            "existingOutcome", existing.outcome() == null ? null : existing.outcome().name())
+        .log("second submission for a payout refused; never forwarded");
+  }
+}

@@ -1,0 +1,83 @@
+package dev.fencepost.railproxy;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Talks to the proxy over real HTTP, as the payout worker does. */
+final class ProxyHttp {
+
+  static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private final HttpClient client =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+  private final String base;
+
+  ProxyHttp(int port) {
+    this.base = "http://127.0.0.1:" + port;
+  }
+
+  /** A valid submission body; tests change what they need. */
+  static Map<String, Object> body(String payoutId, String accountId, long token) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("payoutId", payoutId);
+    body.put("accountId", accountId);
+    body.put("fencingToken", token);
+    body.put("clientReference", "cref-" + payoutId);
+    body.put("amountMinor", 2_500);
+    body.put("currency", "EUR");
+    body.put("beneficiaryRef", "ben-" + payoutId);
+    return body;
+  }
+
+  HttpResponse<String> submit(String payoutId, String accountId, long token) {
+    return post("/v1/submissions", JSON.writeValueAsString(body(payoutId, accountId, token)));
+  }
+
+  HttpResponse<String> post(String path, String body) {
+    return send(
+        HttpRequest.newBuilder(URI.create(base + path))
+            .timeout(Duration.ofSeconds(30))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build());
+  }
+
+  HttpResponse<String> get(String path) {
+    return send(
+        HttpRequest.newBuilder(URI.create(base + path))
+            .timeout(Duration.ofSeconds(30))
+            .GET()
+            .build());
+  }
+
+  HttpResponse<String> send(HttpRequest request) {
+    try {
+      return client.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  String base() {
+    return base;
+  }
+
+  static JsonNode json(HttpResponse<String> response) {
+    return JSON.readTree(response.body());
+  }
+}
