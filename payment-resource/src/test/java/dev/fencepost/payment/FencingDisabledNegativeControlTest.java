@@ -1,0 +1,172 @@
+package dev.fencepost.payment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencepost.lock.FencedOutException;
+import dev.fencepost.lock.FencingToken;
+import dev.fencepost.testsupport.logging.CapturedEvents;
+import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * NFR-07 for INV-01 and INV-05: the same stale writes, once with the resource fence enforced and
+ * once under the FR-29 experiment switch. With the fence off they land, and these tests assert that
+ * they did: the guard, not luck or the state machine, is what stopped them.
+ */
+class FencingDisabledNegativeControlTest {
+
+  @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();
+  @RegisterExtension CapturedEvents events = new CapturedEvents();
+
+  static final FencingToken T1 = Scenarios.SETUP_TOKEN;
+  static final FencingToken T2 = FencingToken.of(T1.value() + 1);
+  static final Actor W1 = Scenarios.SETUP_WORKER;
+  static final Actor W2 = Actor.worker("w2");
+
+  SimpleMeterRegistry meters;
+  PaymentResource enforced;
+  PaymentResource unfenced;
+  Paydb paydb;
+
+  @BeforeEach
+  void setUp() {
+    meters = new SimpleMeterRegistry();
+    enforced = new PaymentResource(db.dataSource(), meters);
+    unfenced =
+        new PaymentResource(
+            db.dataSource(),
+            meters,
+            PaymentResourceOptions.defaults().withFencingMode(FencingMode.EXPERIMENT_DISABLED));
+    paydb = new Paydb(db.dataSource());
+  }
+
+  @Test
+  void disablingTheFenceIsAnnouncedLoudlyAndVisibleAsAGauge() {
+    assertThat(events.named("fencing.disabled"))
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.get("level")).isEqualTo("WARN");
+              assertThat(e.get("guard")).isEqualTo("paydb");
+            });
+    SimpleMeterRegistry defaultMeters = new SimpleMeterRegistry();
+    new PaymentResource(db.dataSource(), defaultMeters);
+    assertThat(events.named("fencing.disabled")).hasSize(1);
+    assertThat(defaultMeters.get("fencepost.fencing.enabled").tag("guard", "paydb").gauge().value())
+        .isEqualTo(1.0);
+    SimpleMeterRegistry experimentMeters = new SimpleMeterRegistry();
+    new PaymentResource(
+        db.dataSource(),
+        experimentMeters,
+        PaymentResourceOptions.defaults().withFencingMode(FencingMode.EXPERIMENT_DISABLED));
+    assertThat(
+            experimentMeters.get("fencepost.fencing.enabled").tag("guard", "paydb").gauge().value())
+        .isEqualTo(0.0);
+  }
+
+  @Test
+  void theStaleWriteThatTheFenceRefusesLandsWhenTheFenceIsOff() {
+    PayoutId guarded = claimedByW1ThenTakenOverByW2(enforced);
+    PayoutId exposed = claimedByW1ThenTakenOverByW2(unfenced);
+
+    // W1 thaws and submits under its stale token T1.
+    assertThatThrownBy(() -> enforced.markSubmitted(guarded, T1, W1))
+        .isInstanceOf(FencedOutException.class);
+    Payout landed = unfenced.markSubmitted(exposed, T1, W1);
+
+    assertThat(enforced.findPayout(guarded).orElseThrow().state()).isEqualTo(PayoutState.CLAIMED);
+    assertThat(landed.state()).isEqualTo(PayoutState.RAIL_SUBMITTED);
+    assertThat(landed.tokenStamp()).isEqualTo(T1.value());
+    // INV-01 broken: the accepted history of this payout goes T1, T2, T1.
+    assertThat(tokensOf(exposed)).containsExactly(T1.value(), T2.value(), T1.value());
+    assertThat(History.nonDecreasing(tokensOf(exposed))).isFalse();
+    assertThat(History.nonDecreasing(tokensOf(guarded))).isTrue();
+    // The fence itself never goes down, even in the experiment (GREATEST).
+    assertThat(paydb.fence(landed.accountId())).isEqualTo(T2.value());
+    assertThat(meters.get("fencepost.fence.rejections").counter().count()).isEqualTo(1.0);
+  }
+
+  @Test
+  void withTheFenceOffAStaleHolderOverdrawsTheAccountAndTheLedgerRecordsTheDoubleDebit() {
+    // UC-03's corrupted-ledger outcome, in paydb: two payouts of one account in flight at once.
+    AccountId fencedAccount = accountWithTwoPayouts(enforced);
+    AccountId unfencedAccount = accountWithTwoPayouts(unfenced);
+
+    List<Payout> guarded = runStaleSecondClaim(enforced, fencedAccount);
+    List<Payout> exposed = runStaleSecondClaim(unfenced, unfencedAccount);
+
+    assertThat(guarded)
+        .extracting(Payout::state)
+        .containsExactly(PayoutState.POSTED, PayoutState.PENDING);
+    assertThat(paydb.balance(fencedAccount)).isEqualTo(3_000 - 2_500);
+
+    assertThat(exposed)
+        .extracting(Payout::state)
+        .containsExactly(PayoutState.POSTED, PayoutState.POSTED);
+    assertThat(paydb.balance(unfencedAccount)).isEqualTo(3_000 - 2 * 2_500);
+    // The ledger still balances: fencing, not double entry, is what prevents this (INV-01 vs
+    // INV-03).
+    assertThat(unfenced.ledgerAssertions().driftOf(unfencedAccount)).isEmpty();
+  }
+
+  private PayoutId claimedByW1ThenTakenOverByW2(PaymentResource resource) {
+    Scenarios scenarios = new Scenarios(resource, new PaydbFixtures(db.dataSource(), "neg"));
+    Payout payout = scenarios.payoutIn(PayoutState.CLAIMED);
+    resource.reclaim(payout.id(), T2, W2);
+    return payout.id();
+  }
+
+  private AccountId accountWithTwoPayouts(PaymentResource resource) {
+    Scenarios scenarios = new Scenarios(resource, new PaydbFixtures(db.dataSource(), "neg"));
+    AccountId account = scenarios.account(3_000);
+    scenarios.pending(account, 2_500);
+    scenarios.pending(account, 2_500);
+    return account;
+  }
+
+  /**
+   * W2 (T2) claims the first payout; W1, stale with T1 but believing it still holds the lock,
+   * claims the second: its funds check sees the balance before W2's debit. Then both post.
+   */
+  private List<Payout> runStaleSecondClaim(PaymentResource resource, AccountId account) {
+    List<PayoutId> ids =
+        paydb
+            .jdbc()
+            .sql("SELECT id FROM payout WHERE account_id = :a ORDER BY created_at, id")
+            .param("a", account.value())
+            .query((rs, n) -> PayoutId.of(rs.getObject(1, java.util.UUID.class)))
+            .list();
+    resource.claim(ids.get(0), T2, W2);
+    boolean staleClaimLanded;
+    try {
+      resource.claim(ids.get(1), T1, W1);
+      staleClaimLanded = true;
+    } catch (FencedOutException e) {
+      staleClaimLanded = false;
+    }
+    completeFromClaimed(resource, ids.get(0), T2, W2);
+    if (staleClaimLanded) {
+      completeFromClaimed(resource, ids.get(1), T1, W1);
+    }
+    return ids.stream().map(id -> resource.findPayout(id).orElseThrow()).toList();
+  }
+
+  private static void completeFromClaimed(
+      PaymentResource resource, PayoutId id, FencingToken token, Actor worker) {
+    resource.markSubmitted(id, token, worker);
+    resource.recordRailAcked(id, token, worker, "R-" + id);
+    resource.post(id, token, worker);
+  }
+
+  private List<Long> tokensOf(PayoutId payout) {
+    return paydb.auditOf(payout).stream()
+        .map(row -> (Long) row.get("fencing_token"))
+        .filter(token -> token != null)
+        .toList();
+  }
+}
