@@ -1,0 +1,192 @@
+package dev.fencepost.lockserver.backend.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencepost.lock.LockGrant;
+import dev.fencepost.lock.LockKey;
+import dev.fencepost.lock.LockNotAcquiredException;
+import dev.fencepost.lock.SessionId;
+import dev.fencepost.lock.SessionInfo;
+import dev.fencepost.lockserver.backend.BackendUnavailableException;
+import dev.fencepost.testsupport.etcd.EtcdClusterExtension;
+import dev.fencepost.testsupport.etcd.EtcdMember;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * What the etcd backend stores and how it uses etcd, read back from etcd itself: the parts of D4/D6
+ * and FR-08/FR-10 that the backend-independent contract cannot see.
+ */
+class EtcdLockBackendTest {
+
+  @RegisterExtension static EtcdClusterExtension etcd = EtcdClusterExtension.singleMember();
+
+  private static final String PREFIX = "/backend-test/";
+  private static Client client;
+  private static EtcdLockBackend backend;
+
+  @BeforeAll
+  static void start() {
+    client = EtcdFailover.client(etcd.cluster());
+    backend = EtcdFailover.backend(client, PREFIX);
+  }
+
+  @AfterAll
+  static void stop() {
+    client.close();
+  }
+
+  private static LockKey freshKey() {
+    return LockKey.of("payout:acc-" + UUID.randomUUID());
+  }
+
+  private static KeyValue read(String key) throws Exception {
+    List<KeyValue> kvs =
+        client
+            .getKVClient()
+            .get(ByteSequence.from(key, StandardCharsets.UTF_8))
+            .get(10, TimeUnit.SECONDS)
+            .getKvs();
+    return kvs.isEmpty() ? null : kvs.get(0);
+  }
+
+  @Test
+  void theTokenIsTheRevisionThatCreatedTheLockKeyAndRenewNeverWritesIt() throws Exception {
+    LockKey key = freshKey();
+    SessionId session = backend.createSession("alice", Duration.ofSeconds(30)).sessionId();
+
+    LockGrant grant = backend.acquire(key, session, Duration.ZERO);
+    backend.renew(key, session, grant.token());
+    backend.keepAlive(session);
+    backend.acquire(key, session, Duration.ZERO);
+
+    KeyValue stored = read(PREFIX + "locks/" + key.value());
+    assertThat(stored.getCreateRevision()).isEqualTo(grant.token().value());
+    assertThat(stored.getModRevision()).isEqualTo(grant.token().value());
+    assertThat(stored.getVersion()).as("writes to the key during the grant").isEqualTo(1);
+    assertThat(Long.toHexString(stored.getLease())).isEqualTo(session.value());
+    assertThat(stored.getValue().toString(StandardCharsets.UTF_8))
+        .contains("\"owner\":\"alice\"")
+        .contains("\"sessionId\":\"" + session.value() + "\"");
+  }
+
+  @Test
+  void aSessionIsALeaseAndAskingForLessThanEtcdsMinimumTtlGetsTheMinimum() {
+    SessionInfo session = backend.createSession("alice", Duration.ofMillis(500));
+
+    assertThat(session.sessionId().value()).matches("[0-9a-f]{1,16}");
+    assertThat(session.ttl()).isEqualTo(etcd.cluster().minimumLeaseTtl());
+  }
+
+  @Test
+  void aRevokeDeletesTheKeyAndStoresItsAuditRecordInTheSameRevision() throws Exception {
+    LockKey key = freshKey();
+    SessionId session = backend.createSession("alice", Duration.ofSeconds(30)).sessionId();
+    LockGrant grant = backend.acquire(key, session, Duration.ZERO);
+
+    backend.revoke(key, "oncall-jane", "holder unreachable, INC-42");
+
+    KeyValue audit =
+        read(PREFIX + "audit/" + key.value() + "/" + String.format("%020d", grant.token().value()));
+    assertThat(audit).isNotNull();
+    assertThat(audit.getLease()).as("audit records are kept, not leased").isZero();
+    assertThat(audit.getValue().toString(StandardCharsets.UTF_8))
+        .contains("\"operator\":\"oncall-jane\"")
+        .contains("\"reason\":\"holder unreachable, INC-42\"")
+        .contains("\"revokedToken\":" + grant.token().value())
+        .contains("\"revokedOwner\":\"alice\"");
+    assertThat(read(PREFIX + "locks/" + key.value())).isNull();
+    LockGrant next =
+        backend.acquire(
+            key, backend.createSession("bob", Duration.ofSeconds(30)).sessionId(), Duration.ZERO);
+    assertThat(next.token().value()).isGreaterThan(audit.getModRevision());
+  }
+
+  @Test
+  void aWaitingAcquireWatchesTheKeyInsteadOfPollingTheStore() throws Exception {
+    LockKey key = freshKey();
+    backend.acquire(
+        key, backend.createSession("alice", Duration.ofSeconds(30)).sessionId(), Duration.ZERO);
+    SessionId bob = backend.createSession("bob", Duration.ofSeconds(30)).sessionId();
+    EtcdMember member = etcd.cluster().member(0);
+    long before = handledTxns(member);
+    assertThat(before).as("etcd's Txn counter is readable").isPositive();
+
+    assertThatThrownBy(() -> backend.acquire(key, bob, Duration.ofSeconds(2)))
+        .isInstanceOf(LockNotAcquiredException.class);
+
+    // One attempt before the wait and one at its deadline; a poller would have made dozens.
+    assertThat(handledTxns(member) - before).isLessThanOrEqualTo(3);
+    long waiters =
+        client
+            .getKVClient()
+            .get(
+                ByteSequence.from(PREFIX + "waiters/", StandardCharsets.UTF_8),
+                GetOption.builder().isPrefix(true).withCountOnly(true).build())
+            .get(10, TimeUnit.SECONDS)
+            .getCount();
+    assertThat(waiters).isZero();
+  }
+
+  @Test
+  void whileEtcdIsDownCallsFailClosedWithinTheOperationTimeoutAndTokensGoOnRisingAfter()
+      throws Exception {
+    LockKey key = freshKey();
+    SessionId session = backend.createSession("alice", Duration.ofSeconds(60)).sessionId();
+    LockGrant before = backend.acquire(key, session, Duration.ZERO);
+    backend.release(key, session, before.token());
+    EtcdMember member = etcd.cluster().member(0);
+
+    member.kill();
+    long start = System.nanoTime();
+    try {
+      assertThatThrownBy(() -> backend.acquire(key, session, Duration.ZERO))
+          .isInstanceOf(BackendUnavailableException.class);
+      // A generous bound: the point is that the call ends and fails closed, not its speed.
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .isLessThan(EtcdFailover.OPERATION_TIMEOUT.plusSeconds(5));
+    } finally {
+      member.restart();
+    }
+
+    LockGrant after = backend.acquire(key, session, Duration.ZERO);
+    assertThat(after.token()).isGreaterThan(before.token());
+  }
+
+  /** etcd's own count of answered Txn calls, from the member's Prometheus endpoint. */
+  private static long handledTxns(EtcdMember member) throws IOException, InterruptedException {
+    HttpResponse<String> metrics =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(member.clientUrl() + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+    Matcher matcher =
+        Pattern.compile(
+                "grpc_server_handled_total\\{grpc_code=\"OK\",grpc_method=\"Txn\",[^}]*} (\\S+)")
+            .matcher(metrics.body());
+    long total = 0;
+    while (matcher.find()) {
+      total += (long) Double.parseDouble(matcher.group(1));
+    }
+    return total;
+  }
+}
