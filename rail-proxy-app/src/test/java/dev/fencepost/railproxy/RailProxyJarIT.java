@@ -1,0 +1,102 @@
+package dev.fencepost.railproxy;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+import static dev.fencepost.railproxy.ProxyHttp.json;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import java.io.File;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The built runnable jar starts with only {@code --spring.datasource.url} and {@code
+ * --fencepost.rail.base-url}, applies proxydb with Liquibase on an empty database, and submits.
+ */
+class RailProxyJarIT {
+
+  @RegisterExtension
+  static EmbeddedPostgresExtension proxydb = EmbeddedPostgresExtension.withChangelog(null);
+
+  private Process process;
+  private WireMockServer rail;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (process != null) {
+      process.destroy();
+      if (!process.waitFor(20, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+    }
+    if (rail != null) {
+      rail.stop();
+    }
+  }
+
+  @Test
+  void theExecJarAppliesProxydbAndSubmitsOnce() throws Exception {
+    rail = new WireMockServer(options().dynamicPort());
+    rail.start();
+    rail.stubFor(
+        post(urlEqualTo("/rail/payments"))
+            .willReturn(
+                aResponse()
+                    .withStatus(201)
+                    .withHeader("Content-Type", "application/json")
+                    .withBody("{\"railReference\":\"RAIL-JAR\",\"status\":\"SETTLED\"}")));
+    Path jar = Path.of(System.getProperty("proxy.exec.jar"));
+    assertThat(jar).exists();
+    int port;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      port = socket.getLocalPort();
+    }
+    Path log = Files.createTempFile("rail-proxy-", ".log");
+    process =
+        new ProcessBuilder(
+                System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
+                "-Xmx256m",
+                "-jar",
+                jar.toString(),
+                "--server.port=" + port,
+                "--spring.datasource.url=" + proxydb.jdbcUrl(),
+                "--fencepost.rail.base-url=" + rail.baseUrl())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    ProxyHttp proxy = new ProxyHttp(port);
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .ignoreExceptions()
+        .until(() -> proxy.get("/actuator/health").statusCode() == 200);
+
+    var response = proxy.submit("po-jar", "acc-jar", 4);
+
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    assertThat(json(response).get("outcome").asString()).isEqualTo("ACKED");
+    assertThat(json(proxy.get("/v1/submissions/po-jar")).get("railReference").asString())
+        .isEqualTo("RAIL-JAR");
+    assertThat(proxy.submit("po-jar", "acc-jar", 4).statusCode()).isEqualTo(409);
+    rail.verify(1, postRequestedFor(urlEqualTo("/rail/payments")));
+    assertThat(
+            new JdbcTemplate(proxydb.dataSource())
+                .queryForObject(
+                    "SELECT count(*) FROM databasechangelog WHERE filename LIKE '%proxydb%'",
+                    Long.class))
+        .isPositive();
+    assertThat(Files.readString(log)).contains("\"event\":\"rail.submission.outcome_recorded\"");
+  }
+}
