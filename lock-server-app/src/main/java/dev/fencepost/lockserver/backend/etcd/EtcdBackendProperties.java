@@ -13,13 +13,14 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *     can fail over when one is down (NFR-02)
  * @param keyPrefix the etcd key prefix under which sessions, locks, waiters and audit records live;
  *     lock servers that share a prefix are one lock service
- * @param callTimeout the gRPC deadline of each etcd call. A call that reached a follower just as
- *     the leader died is never answered and ends only by this deadline, after which it is retried
- *     against the new leader; so keep it short, near etcd's election timeout, yet well above a
- *     normal call's latency
+ * @param callTimeout the gRPC deadline of each etcd call (default 500 ms). A call that reached a
+ *     follower just as the leader died is never answered and ends only by this deadline, after
+ *     which it is retried against the new leader; so an election costs up to one call timeout on
+ *     top of the election itself. Keep it short, yet well above a healthy call's latency (a few
+ *     milliseconds); see docs/decisions/0012
  * @param operationTimeout the bound on one backend operation, retries included; after it the lock
- *     server answers 503 and clients fail closed (UC-08). Keep it above an election (NFR-02) so
- *     that an election costs a retry, not an error
+ *     server answers 503 and clients fail closed (UC-08). Default 3 s: above an election (NFR-02),
+ *     so that an election costs retries, not an error
  */
 @ConfigurationProperties("fencepost.lock.etcd")
 public record EtcdBackendProperties(
@@ -31,7 +32,7 @@ public record EtcdBackendProperties(
             ? List.of("http://127.0.0.1:2379")
             : List.copyOf(endpoints);
     keyPrefix = keyPrefix == null || keyPrefix.isBlank() ? "/fencepost/" : keyPrefix;
-    callTimeout = callTimeout == null ? Duration.ofSeconds(1) : callTimeout;
+    callTimeout = callTimeout == null ? Duration.ofMillis(500) : callTimeout;
     operationTimeout = operationTimeout == null ? Duration.ofSeconds(3) : operationTimeout;
     if (operationTimeout.compareTo(callTimeout) < 0) {
       throw new IllegalArgumentException(

@@ -1,10 +1,13 @@
 package dev.fencepost.lockserver.backend.etcd;
 
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.Constants;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptor;
+import io.grpc.ForwardingClientCall.SimpleForwardingClientCall;
+import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import java.time.Duration;
 import java.util.List;
@@ -19,30 +22,46 @@ final class EtcdClients {
   private EtcdClients() {}
 
   /**
-   * A client over {@code endpoints} in which every call except a watch carries a gRPC deadline of
-   * {@code callTimeout}, so a call that will never be answered (sent to a follower as the leader
-   * died) ends soon and can be retried, and in which jetcd's own retries are off: the backend
-   * retries only what is safe to repeat, within its operation timeout ({@link EtcdCalls}).
+   * A client over {@code endpoints} tuned for failing fast and retrying elsewhere:
+   *
+   * <ul>
+   *   <li>every call except a watch carries a gRPC deadline of {@code callTimeout}, so a call that
+   *       will never be answered (it reached a follower as the leader died) ends soon and can be
+   *       retried;
+   *   <li>every call asks etcd to refuse it at once while the member it reached has no leader
+   *       (etcd's {@code hasleader} metadata) rather than wait out the election;
+   *   <li>jetcd's own retries are off: the backend retries only what is safe to repeat, within its
+   *       operation timeout ({@link EtcdCalls}).
+   * </ul>
    */
   static Client create(List<String> endpoints, Duration callTimeout) {
     return Client.builder()
         .endpoints(endpoints.toArray(String[]::new))
         .connectTimeout(callTimeout)
         .retryMaxAttempts(0)
-        .interceptor(deadlines(callTimeout))
+        .interceptor(failFast(callTimeout))
         .build();
   }
 
-  private static ClientInterceptor deadlines(Duration callTimeout) {
+  private static ClientInterceptor failFast(Duration callTimeout) {
     long millis = callTimeout.toMillis();
     return new ClientInterceptor() {
       @Override
       public <Q, R> ClientCall<Q, R> interceptCall(
           MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
-        if (WATCH_METHOD.equals(method.getFullMethodName()) || options.getDeadline() != null) {
-          return next.newCall(method, options);
-        }
-        return next.newCall(method, options.withDeadlineAfter(millis, TimeUnit.MILLISECONDS));
+        CallOptions bounded =
+            WATCH_METHOD.equals(method.getFullMethodName()) || options.getDeadline() != null
+                ? options
+                : options.withDeadlineAfter(millis, TimeUnit.MILLISECONDS);
+        return new SimpleForwardingClientCall<>(next.newCall(method, bounded)) {
+          @Override
+          public void start(Listener<R> listener, Metadata headers) {
+            if (!headers.containsKey(Constants.REQUIRE_LEADER_KEY)) {
+              headers.put(Constants.REQUIRE_LEADER_KEY, Constants.REQUIRE_LEADER_VALUE);
+            }
+            super.start(listener, headers);
+          }
+        };
       }
     };
   }

@@ -21,9 +21,11 @@ final class EtcdFailover {
   private static final Logger log = LoggerFactory.getLogger(EtcdFailover.class);
 
   /** The production defaults of {@link EtcdBackendProperties}. */
-  static final Duration CALL_TIMEOUT = Duration.ofSeconds(1);
+  static final Duration CALL_TIMEOUT =
+      new EtcdBackendProperties(null, null, null, null).callTimeout();
 
-  static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(3);
+  static final Duration OPERATION_TIMEOUT =
+      new EtcdBackendProperties(null, null, null, null).operationTimeout();
 
   /**
    * A generous sanity bound on one election's unavailability: far above NFR-02's 2 s target, only

@@ -4,14 +4,14 @@ import dev.fencepost.lockserver.backend.LockBackend;
 import dev.fencepost.lockserver.backend.LockBackendContractTest;
 import dev.fencepost.testsupport.etcd.EtcdClusterExtension;
 import io.etcd.jetcd.Client;
-import java.time.Clock;
-import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The backend contract, unchanged, against a real single-member etcd (FR-09). */
+/**
+ * The backend contract, unchanged, against a real single-member etcd with the production defaults
+ * of {@link EtcdBackendProperties} (FR-09).
+ */
 class EtcdLockBackendContractTest extends LockBackendContractTest {
 
   @RegisterExtension static EtcdClusterExtension etcd = EtcdClusterExtension.singleMember();
@@ -21,8 +21,8 @@ class EtcdLockBackendContractTest extends LockBackendContractTest {
 
   @BeforeAll
   static void start() {
-    client = EtcdClients.create(List.of(etcd.endpoints().split(",")), Duration.ofSeconds(1));
-    backend = new EtcdLockBackend(client, "/contract/", Duration.ofSeconds(3), Clock.systemUTC());
+    client = EtcdFailover.client(etcd.cluster());
+    backend = EtcdFailover.backend(client, "/contract/");
   }
 
   @AfterAll

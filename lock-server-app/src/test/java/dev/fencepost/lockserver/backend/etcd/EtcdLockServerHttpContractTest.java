@@ -18,8 +18,6 @@ class EtcdLockServerHttpContractTest extends LockServerHttpContractTest {
     return Map.of(
         "fencepost.lock.backend", "etcd",
         "fencepost.lock.etcd.endpoints", etcd.endpoints(),
-        "fencepost.lock.etcd.key-prefix", "/http-contract/",
-        "fencepost.lock.etcd.call-timeout", "1s",
-        "fencepost.lock.etcd.operation-timeout", "3s");
+        "fencepost.lock.etcd.key-prefix", "/http-contract/");
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.fencepost.lockserver.LockServerApplication;
+import dev.fencepost.lockserver.backend.LockBackend;
 import dev.fencepost.lockserver.history.GrantHistory;
 import dev.fencepost.lockserver.http.LockServerClient;
 import dev.fencepost.lockserver.http.LockServerClient.Response;
@@ -18,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -69,6 +71,14 @@ class EtcdTwoLockServersTest {
 
   private static String key() {
     return "payout:two-" + UUID.randomUUID();
+  }
+
+  @Test
+  void eachInstanceRunsOnEtcdAloneWithoutAnyDatabase() {
+    for (ConfigurableApplicationContext server : servers) {
+      assertThat(server.getBean(LockBackend.class)).isInstanceOf(EtcdLockBackend.class);
+      assertThat(server.getBeanNamesForType(DataSource.class)).isEmpty();
+    }
   }
 
   @Test
