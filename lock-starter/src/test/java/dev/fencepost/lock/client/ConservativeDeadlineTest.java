@@ -59,13 +59,17 @@ class ConservativeDeadlineTest {
             TestSettings.against(proxy.baseUrl())
                 .owner("worker-behind-proxy")
                 .ttl(TTL)
-                .timeouts(Duration.ofMillis(300), Duration.ofMillis(600))
+                .timeouts(Duration.ofMillis(500), Duration.ofMillis(800))
                 .build(),
             LockClientMetrics.NOOP,
             List.of());
     other =
         new DefaultLockClient(
-            TestSettings.against(server.baseUrl()).owner("other-worker").ttl(TTL).build(),
+            TestSettings.against(server.baseUrl())
+                .owner("other-worker")
+                .ttl(TTL)
+                .timeouts(Duration.ofMillis(500), Duration.ofMillis(800))
+                .build(),
             LockClientMetrics.NOOP,
             List.of());
     worker.start();

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  */
 class PausedHolderTest {
 
-  private static final Duration TTL = Duration.ofSeconds(2);
+  private static final Duration TTL = Duration.ofSeconds(3);
 
   private final RealLockServer server = RealLockServer.get();
   private final String key = "payout:paused-" + UUID.randomUUID();
@@ -47,12 +47,20 @@ class PausedHolderTest {
     process = new StallableTcpProxy(server.port());
     paused =
         new DefaultLockClient(
-            TestSettings.against(process.baseUrl()).owner("w1-paused").ttl(TTL).build(),
+            TestSettings.against(process.baseUrl())
+                .owner("w1-paused")
+                .ttl(TTL)
+                .timeouts(Duration.ofMillis(500), Duration.ofMillis(800))
+                .build(),
             LockClientMetrics.NOOP,
             List.of());
     successor =
         new DefaultLockClient(
-            TestSettings.against(server.baseUrl()).owner("w2-successor").ttl(TTL).build(),
+            TestSettings.against(server.baseUrl())
+                .owner("w2-successor")
+                .ttl(TTL)
+                .timeouts(Duration.ofMillis(500), Duration.ofMillis(800))
+                .build(),
             LockClientMetrics.NOOP,
             List.of());
     paused.start();

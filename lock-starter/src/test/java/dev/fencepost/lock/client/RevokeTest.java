@@ -45,10 +45,7 @@ class RevokeTest {
   void start() {
     holder =
         new DefaultLockClient(
-            TestSettings.against(server.baseUrl())
-                .owner("stuck-holder")
-                .ttl(Duration.ofSeconds(3))
-                .build(),
+            TestSettings.against(server.baseUrl()).owner("stuck-holder").build(),
             new MicrometerLockClientMetrics(registry),
             List.of());
     holder.start();

@@ -27,6 +27,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -361,8 +362,27 @@ public final class DefaultLockClient implements LockClient, SmartLifecycle, Auto
       }
     } else {
       lock.scheduleDeadlineCheck(watchdog);
+      if (lease < ttlNanos) {
+        // The grant rides on a session lease that was last extended up to one heartbeat ago
+        // (the PostgreSQL backend does not extend it on acquire). Renew it now, on the heartbeat
+        // thread, so the lock starts with a full TTL instead of waiting for the next tick.
+        renewSoon(lock, s);
+      }
     }
     return lock;
+  }
+
+  private void renewSoon(DefaultHeldLock lock, ClientSession s) {
+    try {
+      heartbeat.execute(
+          () -> {
+            if (running && session == s && lock.isActive()) {
+              renew(lock, s);
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      // Stopping: stop() signals every live lock.
+    }
   }
 
   private Optional<HeldLock> notAcquired(LockKey key, Duration wait, long start, String why) {

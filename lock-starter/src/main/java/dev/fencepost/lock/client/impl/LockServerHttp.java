@@ -2,6 +2,7 @@ package dev.fencepost.lock.client.impl;
 
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.lock.InvalidLockKeyException;
+import dev.fencepost.lock.LockException;
 import dev.fencepost.lock.LockGrant;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.LockLostException;
@@ -173,6 +174,8 @@ final class LockServerHttp {
   private RestClient withResponseTimeout(Duration timeout) {
     JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(httpClient);
     factory.setReadTimeout(timeout);
+    // Bodies are a few hundred bytes; compression only adds a decoder that a timeout can break.
+    factory.enableCompression(false);
     return builder.clone().requestFactory(factory).build();
   }
 
@@ -215,12 +218,25 @@ final class LockServerHttp {
             throw new LockServiceUnavailableException(
                 "lock server failed: " + status.value() + " " + problem.describe(), null);
           });
+    } catch (LockException | LockServerUnreachableException e) {
+      throw e;
     } catch (ResourceAccessException e) {
       throw new LockServerUnreachableException(
           "lock server unreachable: " + rootMessage(e), e.getCause() != null ? e.getCause() : e);
     } catch (RestClientException e) {
+      if (hasIoCause(e)) {
+        // The body read failed in transit, including the response timeout expiring while the
+        // body streamed in (the JDK request factory then closes the stream: "IOException:
+        // closed"). A transport failure like any other.
+        throw new LockServerUnreachableException(
+            "lock server answer interrupted: " + rootMessage(e), e);
+      }
       throw new LockServiceUnavailableException(
           "unreadable answer from lock server: " + rootMessage(e), e);
+    } catch (RuntimeException e) {
+      // Anything else the HTTP stack throws: fail closed, do not guess that a retry would help.
+      throw new LockServiceUnavailableException(
+          "unexpected failure talking to the lock server: " + rootMessage(e), e);
     }
   }
 
@@ -230,9 +246,22 @@ final class LockServerHttp {
       Problem problem = response.bodyTo(Problem.class);
       return problem == null ? Problem.EMPTY : problem;
     } catch (RuntimeException e) {
+      if (hasIoCause(e)) {
+        throw new LockServerUnreachableException(
+            "lock server answer interrupted: " + rootMessage(e), e);
+      }
       // Not a problem document (a proxy's HTML error page, say): the status alone decides.
       return Problem.EMPTY;
     }
+  }
+
+  private static boolean hasIoCause(Throwable e) {
+    for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+      if (t instanceof java.io.IOException || t instanceof java.io.UncheckedIOException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String rootMessage(Throwable e) {

@@ -4,16 +4,20 @@ import dev.fencepost.lock.client.impl.LockClientSettings;
 import java.net.URI;
 import java.time.Duration;
 
-/** Client settings with short TTLs for tests, tweakable one field at a time. */
+/**
+ * Client settings with short TTLs for tests (4 s: a heartbeat every 1.33 s, a local deadline 2.8 s
+ * after the last confirmation), tweakable one field at a time. Timeouts leave room for a loaded
+ * two-core machine.
+ */
 public final class TestSettings {
 
   private String baseUrl;
   private String owner = "starter-test";
-  private Duration ttl = Duration.ofSeconds(2);
+  private Duration ttl = Duration.ofSeconds(4);
   private double safetyMargin = 0.3;
   private Duration wait = Duration.ZERO;
-  private Duration connectTimeout = Duration.ofMillis(300);
-  private Duration readTimeout = Duration.ofMillis(400);
+  private Duration connectTimeout = Duration.ofMillis(500);
+  private Duration readTimeout = Duration.ofMillis(1000);
   private int maxAttempts = 4;
   private Duration baseDelay = Duration.ofMillis(50);
   private Duration maxDelay = Duration.ofMillis(400);

@@ -1,0 +1,101 @@
+package dev.fencepost.lock.client.impl;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencepost.lock.FencingToken;
+import dev.fencepost.lock.LockGrant;
+import dev.fencepost.lock.LockKey;
+import dev.fencepost.lock.LockLostException;
+import dev.fencepost.lock.SessionId;
+import dev.fencepost.lock.client.LockClientMetrics;
+import dev.fencepost.lock.client.testing.TestSettings;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The deadline as a thawed thread sees it (FR-13): in a stop-the-world pause the watchdog is frozen
+ * too, so the check must not depend on it having run. These locks are built with no watchdog at
+ * all.
+ */
+class DefaultHeldLockTest {
+
+  private final DefaultLockClient client =
+      new DefaultLockClient(
+          TestSettings.against("http://127.0.0.1:9").build(), LockClientMetrics.NOOP, List.of());
+  private final LockGrant grant =
+      new LockGrant(
+          LockKey.of("payout:acc-1"),
+          "o",
+          SessionId.of("s"),
+          FencingToken.of(5),
+          Instant.EPOCH,
+          Instant.EPOCH.plusSeconds(2));
+  private final ClientSession session = new ClientSession(SessionId.of("s"), System.nanoTime());
+
+  @AfterEach
+  void close() {
+    client.close();
+  }
+
+  @Test
+  void aPassedDeadlineIsSeenByTheCheckItselfWithoutAnyWatchdog() {
+    DefaultHeldLock lock = lockWithDeadline(System.nanoTime() - 1);
+    AtomicReference<String> signalledOn = new AtomicReference<>();
+    lock.onLost((l, reason) -> signalledOn.set(Thread.currentThread().getName()));
+
+    assertThat(lock.isHeld()).isFalse();
+    assertThat(lock.lostReason()).contains(LockLostException.Reason.EXPIRED);
+    assertThat(signalledOn.get()).isEqualTo(Thread.currentThread().getName());
+    assertThatThrownBy(lock::ensureHeld)
+        .isInstanceOfSatisfying(
+            LockLostException.class,
+            e -> assertThat(e.reason()).isEqualTo(LockLostException.Reason.EXPIRED));
+    assertThat(lock.remaining()).isEqualTo(Duration.ZERO);
+  }
+
+  @Test
+  void aConfirmationArrivingAfterTheDeadlineDoesNotReviveTheLock() {
+    long sent = System.nanoTime();
+    DefaultHeldLock lock = lockWithDeadline(sent - 1);
+
+    lock.confirmed(sent, Duration.ofSeconds(2).toNanos(), Duration.ofMillis(600).toNanos());
+
+    assertThat(lock.isHeld()).isFalse();
+    assertThat(lock.lostReason()).contains(LockLostException.Reason.EXPIRED);
+  }
+
+  @Test
+  void aTimelyConfirmationMovesTheDeadlineToSendTimePlusTtlMinusMargin() {
+    long now = System.nanoTime();
+    DefaultHeldLock lock = lockWithDeadline(now + Duration.ofSeconds(1).toNanos());
+
+    lock.confirmed(now, Duration.ofSeconds(10).toNanos(), Duration.ofSeconds(3).toNanos());
+
+    assertThat(lock.isHeld()).isTrue();
+    assertThat(lock.remaining())
+        .isGreaterThan(Duration.ofSeconds(6))
+        .isLessThan(Duration.ofSeconds(7));
+  }
+
+  @Test
+  void aListenerRegisteredAfterTheLossIsToldAtOnce() {
+    DefaultHeldLock lock = lockWithDeadline(System.nanoTime() + Duration.ofMinutes(1).toNanos());
+    assertThat(lock.lose(LockLostException.Reason.REVOKED, "test")).isTrue();
+    AtomicReference<LockLostException.Reason> told = new AtomicReference<>();
+
+    lock.onLost((l, reason) -> told.set(reason));
+
+    assertThat(told.get()).isEqualTo(LockLostException.Reason.REVOKED);
+    assertThat(lock.lose(LockLostException.Reason.EXPIRED, "again")).isFalse();
+  }
+
+  private DefaultHeldLock lockWithDeadline(long deadlineNanos) {
+    return new DefaultHeldLock(
+        client, grant, session, System.nanoTime(), deadlineNanos, new Object());
+  }
+}
