@@ -234,12 +234,11 @@ public final class EtcdLockBackend implements LockBackend {
             .map(found -> EtcdValues.read(found.getValue(), EtcdValues.Session.class))
             .orElseThrow(() -> notFound(sessionId));
     long remaining =
-        calls
-            .idempotent(
+        remainingSeconds(
+            calls.idempotent(
                 "acquire",
                 deadline,
-                startedThen(ttlRead, () -> leases.timeToLive(leaseId, LeaseOption.DEFAULT)))
-            .getTTL();
+                startedThen(ttlRead, () -> leases.timeToLive(leaseId, LeaseOption.DEFAULT))));
     if (remaining < 0) {
       throw notFound(sessionId);
     }
@@ -472,9 +471,9 @@ public final class EtcdLockBackend implements LockBackend {
     EtcdValues.Grant grant = EtcdValues.read(current.getValue(), EtcdValues.Grant.class);
     long leaseId = current.getLease();
     long remaining =
-        calls
-            .idempotent("inspect", deadline, () -> leases.timeToLive(leaseId, LeaseOption.DEFAULT))
-            .getTTL();
+        remainingSeconds(
+            calls.idempotent(
+                "inspect", deadline, () -> leases.timeToLive(leaseId, LeaseOption.DEFAULT)));
     // A negative TTL means etcd has expired the lease and is about to delete the key; until it
     // has, the key is held by etcd's own account (D6), just with no time left.
     return new LockInfo(
@@ -588,6 +587,15 @@ public final class EtcdLockBackend implements LockBackend {
       CompletableFuture<T> started, Supplier<CompletableFuture<T>> fresh) {
     AtomicBoolean used = new AtomicBoolean();
     return () -> used.compareAndSet(false, true) ? started : fresh.get();
+  }
+
+  /**
+   * Whole seconds left on a lease by etcd's account; negative once it is gone. Clamped to the
+   * granted TTL because etcd before 3.4.32/3.5.14 can answer a nonsense TTL while the leader
+   * changes (etcd PR #17705), and no lease has more time left than it was granted.
+   */
+  private static long remainingSeconds(LeaseTimeToLiveResponse response) {
+    return Math.min(response.getTTL(), response.getGrantedTTL());
   }
 
   private static SessionNotFoundException notFound(SessionId sessionId) {
