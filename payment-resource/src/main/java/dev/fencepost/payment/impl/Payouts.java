@@ -120,25 +120,19 @@ public final class Payouts {
    * is ambiguous the balance may overstate what is available (A-09).
    */
   public List<Payout> pendingCandidates(int limit) {
-    return jdbc.sql(
-            "SELECT "
-                + Rows.PAYOUT_COLUMNS
-                + """
-                 FROM (SELECT DISTINCT ON (p.account_id) p.*
-                         FROM payout p
-                        WHERE p.state = 'PENDING'
-                          AND NOT EXISTS (SELECT 1 FROM payout q
-                                           WHERE q.account_id = p.account_id
-                                             AND q.state IN """
-                + IN_FLIGHT
-                + """
-                )
-                        ORDER BY p.account_id, p.created_at, p.id) oldest
-                ORDER BY created_at, id
-                LIMIT :limit""")
-        .param("limit", limit)
-        .query(Rows.PAYOUT)
-        .list();
+    String query =
+        """
+        SELECT %s
+          FROM (SELECT DISTINCT ON (p.account_id) p.*
+                  FROM payout p
+                 WHERE p.state = 'PENDING'
+                   AND NOT EXISTS (SELECT 1 FROM payout q
+                                    WHERE q.account_id = p.account_id AND q.state IN %s)
+                 ORDER BY p.account_id, p.created_at, p.id) oldest
+         ORDER BY created_at, id
+         LIMIT :limit"""
+            .formatted(Rows.PAYOUT_COLUMNS, IN_FLIGHT);
+    return jdbc.sql(query).param("limit", limit).query(Rows.PAYOUT).list();
   }
 
   /** Payouts claimed and not yet terminal, least recently changed first. */

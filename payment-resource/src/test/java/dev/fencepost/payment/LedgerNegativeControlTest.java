@@ -1,0 +1,162 @@
+package dev.fencepost.payment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencepost.lock.FencingToken;
+import dev.fencepost.testsupport.logging.CapturedEvents;
+import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * NFR-07 for INV-03: the ledger is broken on purpose, behind the library's back, and the checks
+ * must notice. The in-transaction assertion refuses to post onto a corrupted account and rolls
+ * back; {@link LedgerAssertions} reports drift, an unbalanced group (with the database's own guard
+ * switched off to let one in) and a payout whose state disagrees with the ledger.
+ */
+class LedgerNegativeControlTest {
+
+  @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();
+  @RegisterExtension CapturedEvents events = new CapturedEvents();
+
+  static final FencingToken TOKEN = FencingToken.of(50);
+
+  SimpleMeterRegistry meters;
+  PaymentResource resource;
+  Scenarios scenarios;
+  Paydb paydb;
+
+  @BeforeEach
+  void setUp() {
+    meters = new SimpleMeterRegistry();
+    resource = new PaymentResource(db.dataSource(), meters);
+    scenarios = new Scenarios(resource, new PaydbFixtures(db.dataSource(), "ledger-neg"));
+    paydb = new Paydb(db.dataSource());
+  }
+
+  @Test
+  void postingOntoACorruptedBalanceFailsItsAssertionAndRollsBackEverything() {
+    Payout acked = scenarios.payoutIn(PayoutState.RAIL_ACKED);
+    corruptBalance(acked.accountId(), 1);
+    var before = paydb.snapshot();
+
+    assertThatThrownBy(() -> resource.post(acked.id(), TOKEN, Actor.worker("w")))
+        .isInstanceOf(LedgerImbalanceException.class)
+        .hasMessageContaining("differs from the sum of its entries");
+
+    assertThat(paydb.snapshot()).isEqualTo(before); // no legs, no balance change, no fence advance
+    assertThat(resource.findPayout(acked.id()).orElseThrow().state())
+        .isEqualTo(PayoutState.RAIL_ACKED);
+    assertThat(events.named("ledger.assertion_failed"))
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.get("check")).isEqualTo("account_balance");
+              assertThat(e.get("level")).isEqualTo("ERROR");
+            });
+    assertThat(
+            meters
+                .get("fencepost.ledger.assertion.failures")
+                .tag("check", "account_balance")
+                .counter()
+                .count())
+        .isEqualTo(1.0);
+  }
+
+  @Test
+  void ledgerAssertionsReportAnAccountWhoseBalanceDriftedFromItsEntries() {
+    AccountId account = scenarios.account(5_000);
+    assertThat(resource.ledgerAssertions().driftOf(account)).isEmpty();
+
+    corruptBalance(account, -3);
+
+    assertThat(resource.ledgerAssertions().driftOf(account))
+        .hasValueSatisfying(
+            d -> {
+              assertThat(d.balanceMinor()).isEqualTo(4_997);
+              assertThat(d.ledgerSum()).isEqualTo(5_000);
+            });
+    LedgerAssertions.Report report = resource.ledgerAssertions().check(1_000);
+    assertThat(report.clean()).isFalse();
+    assertThat(report.balanceDrifts()).extracting(d -> d.accountId()).contains(account);
+  }
+
+  @Test
+  void ledgerAssertionsReportAnUnbalancedGroupThatGotPastADisabledDatabaseGuard() {
+    AccountId account = scenarios.account(1_000);
+    UUID group = UUID.randomUUID();
+    // Negative control of the deferred trigger as well: with it off, the unbalanced group commits.
+    execute(
+        "ALTER TABLE ledger_entry DISABLE TRIGGER ledger_entry_group_balances;"
+            + "ALTER TABLE ledger_group DISABLE TRIGGER ledger_group_balances;"
+            + "INSERT INTO ledger_group (id, kind, actor) VALUES ('"
+            + group
+            + "', 'FUNDING', 'forger');"
+            + "INSERT INTO ledger_entry (group_id, account_id, counterparty_account_id,"
+            + " signed_amount) VALUES ('"
+            + group
+            + "', '"
+            + account
+            + "', 'funding-source', 999);"
+            + "ALTER TABLE ledger_entry ENABLE TRIGGER ledger_entry_group_balances;"
+            + "ALTER TABLE ledger_group ENABLE TRIGGER ledger_group_balances;");
+
+    LedgerAssertions.Report report = resource.ledgerAssertions().check(1_000);
+
+    assertThat(report.clean()).isFalse();
+    assertThat(report.unbalancedGroups())
+        .filteredOn(g -> g.groupId().equals(group))
+        .singleElement()
+        .satisfies(
+            g -> {
+              assertThat(g.sum()).isEqualTo(999);
+              assertThat(g.legs()).isEqualTo(1);
+            });
+    assertThat(report.globalSum().signum()).isNotZero();
+    assertThat(report.balanceDrifts()).extracting(d -> d.accountId()).contains(account);
+  }
+
+  @Test
+  void ledgerAssertionsReportAPostedPayoutWithoutAPostingGroup() {
+    Payout acked = scenarios.payoutIn(PayoutState.RAIL_ACKED);
+    // A "cleanup" that marks the payout POSTED without posting: the state lies about the ledger.
+    execute(
+        "UPDATE payout SET state = 'POSTED', finished_at = now() WHERE id = '" + acked.id() + "'");
+
+    LedgerAssertions.Report report = resource.ledgerAssertions().check(1_000);
+
+    assertThat(report.postingMismatches())
+        .filteredOn(m -> m.payoutId().equals(acked.id()))
+        .singleElement()
+        .satisfies(
+            m -> {
+              assertThat(m.state()).isEqualTo(PayoutState.POSTED);
+              assertThat(m.hasPostingGroup()).isFalse();
+            });
+  }
+
+  private static void corruptBalance(AccountId account, long delta) {
+    execute(
+        "UPDATE account SET balance_minor = balance_minor + "
+            + delta
+            + " WHERE id = '"
+            + account
+            + "'");
+  }
+
+  private static void execute(String sql) {
+    try (Connection c = db.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(sql);
+    } catch (SQLException e) {
+      throw new AssertionError(e);
+    }
+  }
+}

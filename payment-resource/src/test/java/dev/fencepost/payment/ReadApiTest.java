@@ -1,0 +1,87 @@
+package dev.fencepost.payment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencepost.lock.FencingToken;
+import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** What a job reads to choose and recover work. */
+class ReadApiTest {
+
+  @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();
+
+  static PaymentResource resource;
+  static PaydbFixtures fixtures;
+  static AccountId idle;
+  static AccountId busy;
+  static AccountId ambiguousAccount;
+  static Payout idleOldest;
+  static Payout idleNewer;
+  static Payout busyInFlight;
+  static Payout ambiguous;
+
+  @BeforeAll
+  static void arrange() {
+    resource = new PaymentResource(db.dataSource(), new SimpleMeterRegistry());
+    fixtures = new PaydbFixtures(db.dataSource(), "reads");
+    Scenarios scenarios = new Scenarios(resource, fixtures);
+    idle = scenarios.account(Scenarios.FUNDING);
+    busy = scenarios.account(Scenarios.FUNDING);
+    ambiguousAccount = scenarios.account(Scenarios.FUNDING);
+    idleOldest = scenarios.pending(idle, 100);
+    idleNewer = scenarios.pending(idle, 100);
+    busyInFlight = scenarios.payoutIn(PayoutState.CLAIMED, busy);
+    scenarios.pending(busy, 100);
+    ambiguous = scenarios.payoutIn(PayoutState.RAIL_AMBIGUOUS, ambiguousAccount);
+    scenarios.pending(ambiguousAccount, 100);
+    scenarios.payoutIn(PayoutState.POSTED);
+  }
+
+  @Test
+  void pendingCandidatesAreTheOldestPerAccountAndSkipAccountsWithAPayoutInFlight() {
+    assertThat(resource.pendingCandidates(100))
+        .extracting(Payout::id)
+        .contains(idleOldest.id())
+        .doesNotContain(idleNewer.id())
+        .allSatisfy(
+            id -> {
+              Payout p = resource.findPayout(id).orElseThrow();
+              assertThat(p.state()).isEqualTo(PayoutState.PENDING);
+              assertThat(p.accountId()).isNotIn(busy, ambiguousAccount);
+            });
+    assertThat(resource.pendingCandidates(1)).hasSize(1);
+  }
+
+  @Test
+  void inFlightListsEveryClaimedButUnfinishedPayout() {
+    assertThat(resource.inFlight(100))
+        .extracting(Payout::id)
+        .containsExactlyInAnyOrder(busyInFlight.id(), ambiguous.id());
+    assertThat(resource.inState(PayoutState.RAIL_AMBIGUOUS, 10))
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.id()).isEqualTo(ambiguous.id());
+              assertThat(p.clientReference()).isEqualTo(ambiguous.id().clientReference());
+            });
+  }
+
+  @Test
+  void theAccountViewShowsBalanceAndFence() {
+    AccountView view = resource.account(busy);
+    assertThat(view.balanceMinor()).isEqualTo(Scenarios.FUNDING);
+    assertThat(view.fence()).isEqualTo(Scenarios.SETUP_TOKEN.value());
+    assertThat(view.currency()).isEqualTo("EUR");
+  }
+
+  @Test
+  void noAccountHasTwoPayoutsInFlightWhenEveryWriterIsFenced() {
+    assertThat(resource.accountsWithConcurrentInFlight(10)).isEmpty();
+    assertThat(resource.account(idle).fence()).isZero();
+    assertThat(FencingToken.of(1).isStaleAgainst(resource.account(busy).fence())).isTrue();
+  }
+}
