@@ -26,7 +26,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * A real etcd cluster of one or more members, each a process of Debian's {@code etcd} binary on
@@ -222,7 +221,7 @@ public final class EtcdCluster implements AutoCloseable {
       members.forEach(EtcdMember::stop);
     } finally {
       statusClient.close();
-      deleteRecursively(root);
+      DataDirectories.delete(root);
     }
   }
 
@@ -339,26 +338,6 @@ public final class EtcdCluster implements AutoCloseable {
           // Closing a probe socket cannot matter.
         }
       }
-    }
-  }
-
-  private static void deleteRecursively(Path directory) {
-    if (!Files.exists(directory)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(directory)) {
-      paths
-          .sorted(Comparator.reverseOrder())
-          .forEach(
-              path -> {
-                try {
-                  Files.deleteIfExists(path);
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                }
-              });
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not delete " + directory, e);
     }
   }
 

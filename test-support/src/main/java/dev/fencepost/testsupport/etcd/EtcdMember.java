@@ -168,6 +168,32 @@ public final class EtcdMember {
     cluster.awaitServing(this, cluster.startTimeout());
   }
 
+  /**
+   * Copies the data directory to {@code target}, like a volume snapshot taken of a stopped member:
+   * a backup whose later restore rewinds the member to this moment. The member must not run.
+   */
+  public synchronized void copyDataDirectoryTo(Path target) {
+    requireStopped("copy its data directory");
+    DataDirectories.copy(dataDirectory, target);
+  }
+
+  /**
+   * Replaces the data directory with {@code backup} (from {@link #copyDataDirectoryTo}), as an
+   * operator restoring a backup would; {@link #restart()} then serves the restored state. The
+   * member must not run.
+   */
+  public synchronized void restoreDataDirectoryFrom(Path backup) {
+    requireStopped("restore its data directory");
+    DataDirectories.delete(dataDirectory);
+    DataDirectories.copy(backup, dataDirectory);
+  }
+
+  private void requireStopped(String action) {
+    if (isRunning()) {
+      throw new IllegalStateException(name + " must be killed before you " + action);
+    }
+  }
+
   /** Kills the process if it runs; leaves the data directory for the cluster to delete. */
   synchronized void stop() {
     if (paused && process != null && process.isAlive()) {

@@ -63,6 +63,50 @@ class EtcdClusterTest {
   }
 
   @Test
+  void aRestoredDataDirectoryRewindsTheMemberToItsBackup(@TempDir Path backup) throws Exception {
+    try (EtcdCluster cluster = EtcdCluster.single()) {
+      EtcdMember member = cluster.member(0);
+      long backedUpRevision;
+      try (Client client = Client.builder().endpoints(cluster.endpoints()).build()) {
+        backedUpRevision =
+            client
+                .getKVClient()
+                .put(bytes("k"), bytes("v1"))
+                .get(10, TimeUnit.SECONDS)
+                .getHeader()
+                .getRevision();
+      }
+      member.kill();
+      member.copyDataDirectoryTo(backup.resolve("copy"));
+      member.restart();
+      try (Client client = Client.builder().endpoints(cluster.endpoints()).build()) {
+        client.getKVClient().put(bytes("k"), bytes("v2")).get(10, TimeUnit.SECONDS);
+      }
+
+      member.kill();
+      member.restoreDataDirectoryFrom(backup.resolve("copy"));
+      member.restart();
+
+      try (Client client = Client.builder().endpoints(cluster.endpoints()).build()) {
+        var read = client.getKVClient().get(bytes("k")).get(10, TimeUnit.SECONDS);
+        assertThat(read.getKvs().get(0).getValue().toString(StandardCharsets.UTF_8))
+            .isEqualTo("v1");
+        assertThat(read.getHeader().getRevision()).isEqualTo(backedUpRevision);
+      }
+    }
+  }
+
+  @Test
+  void aRunningMembersDataDirectoryCannotBeCopiedOrReplaced(@TempDir Path backup) {
+    try (EtcdCluster cluster = EtcdCluster.single()) {
+      assertThatThrownBy(() -> cluster.member(0).copyDataDirectoryTo(backup))
+          .isInstanceOf(IllegalStateException.class);
+      assertThatThrownBy(() -> cluster.member(0).restoreDataDirectoryFrom(backup))
+          .isInstanceOf(IllegalStateException.class);
+    }
+  }
+
+  @Test
   void aMissingBinaryFailsWithTheInstallCommand(@TempDir Path empty) {
     assertThatThrownBy(() -> EtcdBinary.locate(Map.of("PATH", empty.toString())::get))
         .isInstanceOf(IllegalStateException.class)
