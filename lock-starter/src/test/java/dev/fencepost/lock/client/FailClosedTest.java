@@ -4,7 +4,9 @@ import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.any;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalToJson;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
@@ -300,6 +302,44 @@ class FailClosedTest {
         .first()
         .satisfies(e -> assertThat(e).containsEntry("level", "WARN"));
     assertThat(client.sessionStatus().state()).isEqualTo(SessionStatus.State.CONNECTED);
+  }
+
+  @Test
+  void aGrantWhoseEveryAnswerWasLostIsReleasedByTheNextHeartbeat() {
+    // The server granted, but every answer arrived after the read timeout: the caller failed
+    // closed, yet the session would hold the key until it dies. The heartbeat re-acquires it with
+    // the same session (same grant, same token) and releases it.
+    lockServer.stubFor(
+        post(urlPathEqualTo("/v1/sessions"))
+            .willReturn(json(201, LockServerStubs.session("s-orphan", 4000))));
+    lockServer.stubFor(
+        post(urlPathEqualTo("/v1/sessions/s-orphan/keepalive"))
+            .willReturn(json(200, LockServerStubs.session("s-orphan", 4000))));
+    lockServer.stubFor(
+        post(urlPathMatching("/v1/locks/.*/acquire"))
+            .willReturn(
+                json(200, LockServerStubs.grant("payout:acc-6", "s-orphan", 77, 4000))
+                    .withFixedDelay(1500)));
+    lockServer.stubFor(
+        post(urlPathMatching("/v1/locks/.*/release")).willReturn(aResponse().withStatus(204)));
+    DefaultLockClient client =
+        client(
+            TestSettings.against(lockServer.baseUrl())
+                .retry(2, Duration.ofMillis(10), Duration.ofMillis(20), Duration.ofSeconds(5)));
+
+    assertThatThrownBy(() -> client.acquire(LockKey.of("payout:acc-6"), Duration.ZERO))
+        .isInstanceOf(LockServiceUnavailableException.class);
+    lockServer.stubFor(
+        post(urlPathMatching("/v1/locks/.*/acquire"))
+            .willReturn(json(200, LockServerStubs.grant("payout:acc-6", "s-orphan", 77, 4000))));
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> !events.named("lock.orphan.released").isEmpty());
+    lockServer.verify(
+        postRequestedFor(urlPathMatching("/v1/locks/.*/release"))
+            .withRequestBody(equalToJson("{\"sessionId\":\"s-orphan\",\"token\":77}")));
+    assertThat(client.activeGrants()).isZero();
   }
 
   private DefaultLockClient client(TestSettings settings) {
