@@ -23,12 +23,21 @@ public class EtcdBackendConfiguration {
     return EtcdClients.create(properties.endpoints(), properties.callTimeout());
   }
 
+  /**
+   * The backend. When a revision floor is configured (after a restore from backup, D5), the lock
+   * server does not start serving until etcd's revision is past it.
+   */
   @Bean
   EtcdLockBackend etcdLockBackend(Client fencepostEtcdClient, EtcdBackendProperties properties) {
-    return new EtcdLockBackend(
-        fencepostEtcdClient,
-        properties.keyPrefix(),
-        properties.operationTimeout(),
-        Clock.systemUTC());
+    EtcdLockBackend backend =
+        new EtcdLockBackend(
+            fencepostEtcdClient,
+            properties.keyPrefix(),
+            properties.operationTimeout(),
+            Clock.systemUTC());
+    if (properties.revisionFloor() > 0) {
+      backend.advanceRevisionPast(properties.revisionFloor());
+    }
+    return backend;
   }
 }

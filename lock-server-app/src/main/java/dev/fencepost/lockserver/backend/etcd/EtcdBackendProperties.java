@@ -21,10 +21,18 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param operationTimeout the bound on one backend operation, retries included; after it the lock
  *     server answers 503 and clients fail closed (UC-08). Default 3 s: above an election (NFR-02),
  *     so that an election costs retries, not an error
+ * @param revisionFloor after restoring etcd from a backup: the highest fencing token either guard
+ *     has seen (the larger of paydb's highest account fence and the rail proxy's highest
+ *     high-water). At start the lock server writes until etcd's revision exceeds it, before it
+ *     serves, so no token is issued twice (INV-04, D5). Unset or 0: nothing to do
  */
 @ConfigurationProperties("fencepost.lock.etcd")
 public record EtcdBackendProperties(
-    List<String> endpoints, String keyPrefix, Duration callTimeout, Duration operationTimeout) {
+    List<String> endpoints,
+    String keyPrefix,
+    Duration callTimeout,
+    Duration operationTimeout,
+    Long revisionFloor) {
 
   public EtcdBackendProperties {
     endpoints =
@@ -34,6 +42,10 @@ public record EtcdBackendProperties(
     keyPrefix = keyPrefix == null || keyPrefix.isBlank() ? "/fencepost/" : keyPrefix;
     callTimeout = callTimeout == null ? Duration.ofMillis(500) : callTimeout;
     operationTimeout = operationTimeout == null ? Duration.ofSeconds(3) : operationTimeout;
+    revisionFloor = revisionFloor == null ? 0L : revisionFloor;
+    if (revisionFloor < 0) {
+      throw new IllegalArgumentException("fencepost.lock.etcd.revision-floor must not be negative");
+    }
     if (operationTimeout.compareTo(callTimeout) < 0) {
       throw new IllegalArgumentException(
           "fencepost.lock.etcd.operation-timeout must be at least the call-timeout");

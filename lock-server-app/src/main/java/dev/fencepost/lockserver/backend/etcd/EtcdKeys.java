@@ -19,6 +19,8 @@ import java.util.regex.Pattern;
  * {prefix}waiters/{lockKey}/{uuid}        one waiting acquire, on the waiter's lease
  * {prefix}audit/{lockKey}/{token, 20 digits}   a force-revoke of a held key (no lease: kept)
  * {prefix}audit/{lockKey}/free-{uuid}     a force-revoke of a free key (no lease: kept)
+ * {prefix}revision-floor                  scratch key written to advance the revision after a
+ *                                         restore (D5)
  * </pre>
  *
  * Lock keys match {@code [A-Za-z0-9:._-]+}, so they never contain {@code /} and a prefix range over
@@ -71,6 +73,10 @@ final class EtcdKeys {
 
   ByteSequence revokedFreeKey(LockKey key, UUID id) {
     return bytes(prefix + "audit/" + key.value() + "/free-" + id);
+  }
+
+  ByteSequence revisionFloor() {
+    return bytes(prefix + "revision-floor");
   }
 
   ByteSequence audits() {

@@ -34,6 +34,8 @@ import io.etcd.jetcd.watch.WatchEvent;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -566,6 +568,57 @@ public final class EtcdLockBackend implements LockBackend {
                     .commit());
     return new BackendStats(
         read.getGetResponses().get(0).getCount(), read.getGetResponses().get(1).getCount());
+  }
+
+  // --- Restore ----------------------------------------------------------------------------
+
+  /**
+   * Advances etcd's revision until it exceeds {@code floor}, so that every token issued from now on
+   * is higher than {@code floor} (INV-04, D5). For the restore procedure: a cluster restored from a
+   * backup has rewound its revision and would otherwise issue tokens that guards have already seen;
+   * the operator passes the highest fence either guard holds. Each write of a scratch key under the
+   * prefix advances the revision by one; idempotent, and a no-op when the revision is already past.
+   *
+   * @return the revision etcd reached, greater than {@code floor}
+   */
+  public long advanceRevisionPast(long floor) {
+    ByteSequence scratch = keys.revisionFloor();
+    ByteSequence value = EtcdKeys.bytes(Long.toString(floor));
+    long revision =
+        calls
+            .idempotent("revision_floor", calls.deadline(), () -> kv.get(scratch))
+            .getHeader()
+            .getRevision();
+    long start = revision;
+    while (revision <= floor) {
+      // Writes in flight at once: enough to close a gap of millions in minutes, few enough not to
+      // swamp a cluster that is just coming back.
+      int batch = (int) Math.min(64, floor - revision + 1);
+      List<CompletableFuture<io.etcd.jetcd.kv.PutResponse>> puts = new ArrayList<>(batch);
+      for (int i = 0; i < batch; i++) {
+        puts.add(kv.put(scratch, value));
+      }
+      for (CompletableFuture<io.etcd.jetcd.kv.PutResponse> put : puts) {
+        CompletableFuture<io.etcd.jetcd.kv.PutResponse> started = put;
+        revision =
+            Math.max(
+                revision,
+                calls
+                    .idempotent(
+                        "revision_floor",
+                        calls.deadline(),
+                        startedThen(started, () -> kv.put(scratch, value)))
+                    .getHeader()
+                    .getRevision());
+      }
+    }
+    log.atWarn()
+        .addKeyValue("event", "lock.etcd.revision_advanced")
+        .addKeyValue("floor", floor)
+        .addKeyValue("from", start)
+        .addKeyValue("to", revision)
+        .log("etcd revision advanced past the configured floor; new tokens exceed it");
+    return revision;
   }
 
   // --- Helpers ----------------------------------------------------------------------------

@@ -29,13 +29,16 @@ class EtcdBackendPropertiesTest {
                 "fencepost.lock.etcd.call-timeout",
                 "750ms",
                 "fencepost.lock.etcd.operation-timeout",
-                "5s"));
+                "5s",
+                "fencepost.lock.etcd.revision-floor",
+                "123456"));
 
     assertThat(properties.endpoints())
         .containsExactly("http://10.0.0.1:2379", "http://10.0.0.2:2379", "http://10.0.0.3:2379");
     assertThat(properties.keyPrefix()).isEqualTo("/payouts/");
     assertThat(properties.callTimeout()).isEqualTo(Duration.ofMillis(750));
     assertThat(properties.operationTimeout()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(properties.revisionFloor()).isEqualTo(123456L);
   }
 
   @Test
@@ -46,6 +49,7 @@ class EtcdBackendPropertiesTest {
     assertThat(properties.keyPrefix()).isEqualTo("/fencepost/");
     assertThat(properties.callTimeout()).isEqualTo(Duration.ofMillis(500));
     assertThat(properties.operationTimeout()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(properties.revisionFloor()).as("no restore pending").isZero();
   }
 
   @Test

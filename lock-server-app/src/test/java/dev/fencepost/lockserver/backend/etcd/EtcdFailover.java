@@ -22,10 +22,10 @@ final class EtcdFailover {
 
   /** The production defaults of {@link EtcdBackendProperties}. */
   static final Duration CALL_TIMEOUT =
-      new EtcdBackendProperties(null, null, null, null).callTimeout();
+      new EtcdBackendProperties(null, null, null, null, null).callTimeout();
 
   static final Duration OPERATION_TIMEOUT =
-      new EtcdBackendProperties(null, null, null, null).operationTimeout();
+      new EtcdBackendProperties(null, null, null, null, null).operationTimeout();
 
   /**
    * A generous sanity bound on one election's unavailability: far above NFR-02's 2 s target, only
