@@ -128,12 +128,9 @@ public final class EtcdLockBackend implements LockBackend {
     // etcd leases count whole seconds and raise anything below their minimum (1.5 election
     // timeouts); the session reports the TTL etcd actually granted.
     long seconds = Math.max(1, (ttl.toMillis() + 999) / 1000);
-    long leaseId;
-    long grantedSeconds;
     var granted = calls.idempotent("session_create", deadline, () -> leases.grant(seconds));
-    leaseId = granted.getID();
-    grantedSeconds = granted.getTTL();
-    Duration effective = Duration.ofSeconds(grantedSeconds);
+    long leaseId = granted.getID();
+    Duration effective = Duration.ofSeconds(granted.getTTL());
     try {
       calls.idempotent(
           "session_create",
@@ -144,7 +141,8 @@ public final class EtcdLockBackend implements LockBackend {
                   EtcdValues.write(new EtcdValues.Session(owner, effective.toMillis())),
                   PutOption.builder().withLeaseId(leaseId).build()));
     } catch (RuntimeException e) {
-      // The lease without its record is unusable; let it go rather than wait for its TTL.
+      // The lease without its record is unusable; let it go (best effort, not awaited) rather
+      // than leave it to its TTL.
       leases.revoke(leaseId);
       throw e instanceof EtcdCalls.LeaseNotFound
           ? new BackendUnavailableException("the new lease vanished before use", e)
