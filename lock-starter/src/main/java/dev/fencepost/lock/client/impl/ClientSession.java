@@ -11,16 +11,26 @@ import dev.fencepost.lock.SessionId;
 final class ClientSession {
 
   private final SessionId id;
+  private final long ttlNanos;
   private volatile long confirmedAtNanos;
   private volatile boolean lost;
 
-  ClientSession(SessionId id, long createdSendNanos) {
+  /**
+   * @param ttlNanos the TTL the deadline arithmetic uses: the smaller of the TTL asked for and the
+   *     TTL the server says it granted, so a server that grants less is never trusted for more
+   */
+  ClientSession(SessionId id, long createdSendNanos, long ttlNanos) {
     this.id = id;
     this.confirmedAtNanos = createdSendNanos;
+    this.ttlNanos = ttlNanos;
   }
 
   SessionId id() {
     return id;
+  }
+
+  long ttlNanos() {
+    return ttlNanos;
   }
 
   long confirmedAtNanos() {

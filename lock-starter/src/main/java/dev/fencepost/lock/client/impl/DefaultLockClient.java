@@ -339,7 +339,7 @@ public final class DefaultLockClient implements LockClient, SmartLifecycle, Auto
     // backend a lock lives as long as its session, so this can be less than the TTL.
     long lease =
         Math.min(
-            ttlNanos,
+            s.ttlNanos(),
             Math.max(0, grant.expiresAt().toEpochMilli() - grant.acquiredAt().toEpochMilli())
                 * 1_000_000L);
     long deadline = sent + lease - marginNanos;
@@ -349,7 +349,7 @@ public final class DefaultLockClient implements LockClient, SmartLifecycle, Auto
       long renewSent = System.nanoTime();
       try {
         http.renew(grant.key(), s.id(), grant.token());
-        deadline = renewSent + ttlNanos - marginNanos;
+        deadline = renewSent + s.ttlNanos() - marginNanos;
       } catch (RuntimeException e) {
         // Keep the expired deadline: the lock is handed over already lost, and ensureHeld says so.
       }
@@ -362,7 +362,7 @@ public final class DefaultLockClient implements LockClient, SmartLifecycle, Auto
       }
     } else {
       lock.scheduleDeadlineCheck(watchdog);
-      if (lease < ttlNanos) {
+      if (lease < s.ttlNanos()) {
         // The grant rides on a session lease that was last extended up to one heartbeat ago
         // (the PostgreSQL backend does not extend it on acquire). Renew it now, on the heartbeat
         // thread, so the lock starts with a full TTL instead of waiting for the next tick.
@@ -505,7 +505,9 @@ public final class DefaultLockClient implements LockClient, SmartLifecycle, Auto
       }
       long sent = System.nanoTime();
       SessionInfo info = http.createSession(settings.owner(), settings.ttl());
-      s = new ClientSession(info.sessionId(), sent);
+      s =
+          new ClientSession(
+              info.sessionId(), sent, Math.min(ttlNanos, Math.max(0, info.ttl().toNanos())));
       session = s;
       boolean recreated = everHadSession;
       everHadSession = true;
@@ -569,7 +571,7 @@ public final class DefaultLockClient implements LockClient, SmartLifecycle, Auto
     long sent = System.nanoTime();
     try {
       http.renew(lock.key(), s.id(), lock.token());
-      lock.confirmed(sent, ttlNanos, marginNanos);
+      lock.confirmed(sent, s.ttlNanos(), marginNanos);
     } catch (LockLostException e) {
       if (lock.lose(e.reason(), "renew: " + e.getMessage())) {
         onLost(lock, e.reason(), "renew: " + e.getMessage());
@@ -770,7 +772,7 @@ public final class DefaultLockClient implements LockClient, SmartLifecycle, Auto
           failures,
           lastError);
     }
-    long remaining = s.confirmedAtNanos() + ttlNanos - marginNanos - System.nanoTime();
+    long remaining = s.confirmedAtNanos() + s.ttlNanos() - marginNanos - System.nanoTime();
     return new SessionStatus(
         remaining > 0 ? SessionStatus.State.CONNECTED : SessionStatus.State.EXPIRED,
         s.id().value(),

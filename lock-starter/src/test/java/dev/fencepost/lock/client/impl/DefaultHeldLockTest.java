@@ -35,7 +35,8 @@ class DefaultHeldLockTest {
           FencingToken.of(5),
           Instant.EPOCH,
           Instant.EPOCH.plusSeconds(2));
-  private final ClientSession session = new ClientSession(SessionId.of("s"), System.nanoTime());
+  private final ClientSession session =
+      new ClientSession(SessionId.of("s"), System.nanoTime(), Duration.ofSeconds(2).toNanos());
 
   @AfterEach
   void close() {
