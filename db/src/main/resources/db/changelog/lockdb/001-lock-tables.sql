@@ -24,7 +24,8 @@ CREATE TABLE lock_entry (
   lock_key    text        PRIMARY KEY CHECK (lock_key ~ '^[A-Za-z0-9:._-]{1,128}$'),
   session_id  uuid        NOT NULL REFERENCES lock_session (id) ON DELETE CASCADE,
   owner       text        NOT NULL,
-  token       bigint      NOT NULL CHECK (token > 0),
+  -- 0 only inside the acquiring transaction, between claiming the row and drawing the token.
+  token       bigint      NOT NULL CHECK (token >= 0),
   acquired_at timestamptz NOT NULL
 );
 CREATE INDEX lock_entry_session ON lock_entry (session_id);

@@ -34,6 +34,16 @@ class GrantHistoryTest {
   }
 
   @Test
+  void aTokenDrawnEarlyButGrantedAfterAHigherOneIsARegressionEvenWithConcurrentCalls() {
+    GrantHistory history = new GrantHistory();
+    // b's acquire started first and drew 89, but was granted only after a (95) came and went.
+    history.record(new Grant("k", 95, "a", 10, 20, 30));
+    history.record(new Grant("k", 89, "b", 0, 40, 50));
+    assertThat(history.overlaps()).isEmpty();
+    assertThat(history.tokenRegressions()).hasSize(1);
+  }
+
+  @Test
   void theSameTokenForTwoClientsIsARegression() {
     GrantHistory history = new GrantHistory();
     history.record(new Grant("k", 7, "a", 0, 10, 20));

@@ -41,8 +41,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  *       WHERE expires_at > now()}) lock the same session row, so exactly one of them wins: either
  *       the session was extended and the key stays held, or the session is gone and its keepalive
  *       fails.
- *   <li>Tokens (INV-04, D4): {@code nextval('lock_token_seq')}, a NO CYCLE sequence, and the token
- *       is returned only after the transaction committed.
+ *   <li>Tokens (INV-04, D4): {@code nextval('lock_token_seq')}, a NO CYCLE sequence, drawn only
+ *       after the acquiring transaction owns the key's row, and returned only after it committed.
  *   <li>Expiry (D6): only ever {@code expires_at} compared with {@code now()} inside SQL.
  * </ul>
  */
@@ -243,30 +243,36 @@ public final class PostgresLockBackend implements LockBackend {
           .param("sid", held.sessionId())
           .update();
     }
-    Optional<EntryRow> inserted =
+    // Claim the key first, with a placeholder token, and draw the token only once the key is ours.
+    // Drawing it in the INSERT itself is wrong: a conflicting insert evaluates nextval before it
+    // waits for the other transaction, and may then succeed after later grants, with a token lower
+    // than theirs (INV-04). The concurrency test caught exactly that.
+    int claimed =
         jdbc.sql(
                 """
-                WITH s AS (
-                  SELECT id, owner, expires_at FROM lock_session WHERE id = :sid
-                ), ins AS (
-                  INSERT INTO lock_entry (lock_key, session_id, owner, token, acquired_at)
-                  SELECT :key, s.id, s.owner, nextval('lock_token_seq'), now() FROM s
-                  ON CONFLICT (lock_key) DO NOTHING
-                  RETURNING session_id, owner, token, acquired_at
-                )
-                SELECT ins.session_id, ins.owner, ins.token, ins.acquired_at, s.expires_at,
-                       (extract(epoch FROM s.expires_at - now()) * 1000)::bigint AS expires_in
-                  FROM ins JOIN s ON s.id = ins.session_id
+                INSERT INTO lock_entry (lock_key, session_id, owner, token, acquired_at)
+                SELECT :key, id, owner, 0, now() FROM lock_session WHERE id = :sid
+                ON CONFLICT (lock_key) DO NOTHING
                 """)
             .param("sid", session)
             .param("key", key.value())
-            .query(PostgresLockBackend::entryRow)
-            .optional();
-    if (inserted.isEmpty()) {
+            .update();
+    if (claimed == 0) {
       // Another session inserted the key after our read; it is held.
       return Attempt.held(entry(key, false).map(EntryRow::expiresInMillis).orElse(null));
     }
-    EntryRow row = inserted.get();
+    EntryRow row =
+        jdbc.sql(
+                """
+                UPDATE lock_entry e SET token = nextval('lock_token_seq')
+                  FROM lock_session s
+                 WHERE e.lock_key = :key AND s.id = e.session_id
+                RETURNING e.session_id, e.owner, e.token, e.acquired_at, s.expires_at,
+                          (extract(epoch FROM s.expires_at - now()) * 1000)::bigint AS expires_in
+                """)
+            .param("key", key.value())
+            .query(PostgresLockBackend::entryRow)
+            .single();
     jdbc.sql(
             """
             INSERT INTO lock_event (lock_key, token, session_id, kind)
@@ -503,7 +509,12 @@ public final class PostgresLockBackend implements LockBackend {
       return body.get();
     } catch (PessimisticLockingFailureException | DataIntegrityViolationException e) {
       throw e;
-    } catch (DataAccessException | TransactionException e) {
+    } catch (TransactionException e) {
+      // Begin, commit or rollback failed: the connection is gone. For the caller the outcome is
+      // unknown, which every operation tolerates (a retried acquire returns the same grant).
+      grace.outageObserved();
+      throw new BackendUnavailableException("lockdb transaction failed: " + e.getMessage(), e);
+    } catch (DataAccessException e) {
       if (SessionGrace.isConnectivityFailure(e)) {
         grace.outageObserved();
         throw new BackendUnavailableException("lockdb is unreachable", e);

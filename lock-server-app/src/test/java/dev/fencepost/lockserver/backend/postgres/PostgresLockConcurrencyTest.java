@@ -1,0 +1,56 @@
+package dev.fencepost.lockserver.backend.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencepost.lockserver.history.GrantHistory;
+import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Mutual exclusion and token order under contention (FR-01, FR-02, INV-04, INV-06): 8 threads, 5
+ * keys, 2,000 acquire/release pairs with random hold times, every grant recorded and checked.
+ *
+ * <p>The negative control runs the same workload against {@link NonAtomicAcquireBackend}, whose
+ * acquire is a read followed by a separate write: the checker must find overlapping grants there,
+ * which proves the clean result above comes from the atomic acquire and not from a lenient check.
+ */
+class PostgresLockConcurrencyTest {
+
+  @RegisterExtension
+  static EmbeddedPostgresExtension lockdb =
+      EmbeddedPostgresExtension.withChangelog(PostgresBackends.LOCKDB_CHANGELOG);
+
+  private static PostgresBackends.Running running;
+
+  @BeforeAll
+  static void start() {
+    running = PostgresBackends.start(lockdb.dataSource());
+  }
+
+  @AfterAll
+  static void stop() {
+    running.close();
+  }
+
+  @Test
+  void twoThousandContendedPairsNeverOverlapAndTokensStrictlyIncreasePerKey() throws Exception {
+    GrantHistory history = ConcurrencyWorkload.run(running.backend(), 8, 5, 2_000, "hot:");
+
+    assertThat(history.size()).isEqualTo(2_000);
+    assertThat(history.overlaps()).isEmpty();
+    assertThat(history.tokenRegressions()).isEmpty();
+  }
+
+  @Test
+  void negativeControlANonAtomicAcquireIsCaughtOverlapping() throws Exception {
+    NonAtomicAcquireBackend broken =
+        new NonAtomicAcquireBackend(running.backend(), lockdb.dataSource());
+
+    GrantHistory history = ConcurrencyWorkload.run(broken, 8, 2, 2_000, "broken:");
+
+    assertThat(history.overlaps()).isNotEmpty();
+  }
+}
