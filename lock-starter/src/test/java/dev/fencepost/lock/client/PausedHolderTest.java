@@ -8,6 +8,7 @@ import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.LockLostException;
 import dev.fencepost.lock.client.impl.DefaultLockClient;
 import dev.fencepost.lock.client.impl.DefaultLockTemplate;
+import dev.fencepost.lock.client.testing.Closer;
 import dev.fencepost.lock.client.testing.RealLockServer;
 import dev.fencepost.lock.client.testing.StallableTcpProxy;
 import dev.fencepost.lock.client.testing.TestSettings;
@@ -22,8 +23,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * UC-03 from the client's side: a worker frozen by a stop-the-world pause longer than the TTL. The
@@ -36,48 +38,35 @@ class PausedHolderTest {
 
   private static final Duration TTL = Duration.ofSeconds(3);
 
-  private final RealLockServer server = RealLockServer.get();
+  private final Closer closer = new Closer();
   private final String key = "payout:paused-" + UUID.randomUUID();
-  private StallableTcpProxy process;
-  private DefaultLockClient paused;
-  private DefaultLockClient successor;
 
-  @BeforeEach
-  void start() {
-    process = new StallableTcpProxy(server.port());
-    paused =
-        new DefaultLockClient(
-            TestSettings.against(process.baseUrl())
-                .owner("w1-paused")
-                .ttl(TTL)
-                .timeouts(Duration.ofMillis(500), Duration.ofMillis(800))
-                .build(),
-            LockClientMetrics.NOOP,
-            List.of());
-    successor =
-        new DefaultLockClient(
-            TestSettings.against(server.baseUrl())
-                .owner("w2-successor")
-                .ttl(TTL)
-                .timeouts(Duration.ofMillis(500), Duration.ofMillis(800))
-                .build(),
-            LockClientMetrics.NOOP,
-            List.of());
-    paused.start();
-    successor.start();
+  @BeforeAll
+  static void startServers() {
+    // Before any CapturedEvents starts: a Spring Boot start re-initialises logging.
+    for (RealLockServer.Backend backend : RealLockServer.Backend.values()) {
+      RealLockServer.of(backend);
+    }
   }
 
   @AfterEach
-  void stop() {
-    process.resume();
-    paused.close();
-    successor.close();
-    process.close();
+  void close() throws Exception {
+    closer.close();
   }
 
-  @Test
-  void afterAPauseLongerThanTheTtlEnsureHeldFailsAndThePausedTokenIsBelowTheNewHolders()
-      throws Exception {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(RealLockServer.Backend.class)
+  void afterAPauseLongerThanTheTtlEnsureHeldFailsAndThePausedTokenIsBelowTheNewHolders(
+      RealLockServer.Backend backend) throws Exception {
+    RealLockServer server = RealLockServer.of(backend);
+    StallableTcpProxy process = closer.register(new StallableTcpProxy(server.port()));
+    DefaultLockClient successor =
+        closer.register(
+            client(TestSettings.against(server.baseUrl()).owner("w2-successor").ttl(TTL)));
+    DefaultLockClient paused =
+        closer.register(
+            client(TestSettings.against(process.baseUrl()).owner("w1-paused").ttl(TTL)));
+    closer.register(process::resume);
     Fence guard = new Fence();
     AtomicReference<FencingToken> pausedToken = new AtomicReference<>();
     AtomicReference<LockLostException> seenAfterThaw = new AtomicReference<>();
@@ -136,6 +125,16 @@ class PausedHolderTest {
     assertThat(pausedToken.get().compareTo(successorToken)).isNegative();
     assertThat(staleWriteAccepted).as("the guard refused the stale token (INV-05)").isFalse();
     assertThat(guard.fence()).isEqualTo(successorToken.value());
+  }
+
+  private static DefaultLockClient client(TestSettings settings) {
+    DefaultLockClient client =
+        new DefaultLockClient(
+            settings.timeouts(Duration.ofMillis(500), Duration.ofMillis(800)).build(),
+            LockClientMetrics.NOOP,
+            List.of());
+    client.start();
+    return client;
   }
 
   /** A guard per D1: accept iff {@code token >= fence}, then {@code fence = token}, atomically. */

@@ -23,9 +23,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * UC-06 from the client's side: an operator force-revokes a held lock through the admin API, and
@@ -36,28 +37,36 @@ class RevokeTest {
 
   @RegisterExtension final CapturedEvents events = new CapturedEvents();
 
-  private final RealLockServer server = RealLockServer.get();
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final String key = "payout:revoke-" + UUID.randomUUID();
   private DefaultLockClient holder;
 
-  @BeforeEach
-  void start() {
+  @BeforeAll
+  static void startServers() {
+    // Before any CapturedEvents starts: a Spring Boot start re-initialises logging.
+    for (RealLockServer.Backend backend : RealLockServer.Backend.values()) {
+      RealLockServer.of(backend);
+    }
+  }
+
+  @AfterEach
+  void stop() {
+    if (holder != null) {
+      holder.close();
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(RealLockServer.Backend.class)
+  void aRevokedHolderSeesLockLostByItsNextHeartbeatWhileItsWorkIsBlocked(
+      RealLockServer.Backend backend) throws Exception {
+    RealLockServer server = RealLockServer.of(backend);
     holder =
         new DefaultLockClient(
             TestSettings.against(server.baseUrl()).owner("stuck-holder").build(),
             new MicrometerLockClientMetrics(registry),
             List.of());
     holder.start();
-  }
-
-  @AfterEach
-  void stop() {
-    holder.close();
-  }
-
-  @Test
-  void aRevokedHolderSeesLockLostByItsNextHeartbeatWhileItsWorkIsBlocked() throws Exception {
     AtomicReference<LockLostException.Reason> reason = new AtomicReference<>();
     AtomicLong heartbeatsAtLoss = new AtomicLong(-1);
     AtomicReference<FencingToken> token = new AtomicReference<>();

@@ -5,48 +5,105 @@ import dev.fencepost.lock.client.LockClient;
 import dev.fencepost.lock.client.LockClientMetrics;
 import dev.fencepost.lock.client.impl.DefaultLockClient;
 import dev.fencepost.lockserver.LockServerApplication;
+import dev.fencepost.testsupport.etcd.EtcdCluster;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresServer;
 import dev.fencepost.testsupport.postgres.PostgresDatabase;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The real lock server (lock-server-app, PostgreSQL backend) on a fresh lockdb of the JVM's shared
- * embedded PostgreSQL, started once per test JVM and shared by every test class: starting it costs
- * seconds, and tests keep apart by using keys of their own.
+ * The real lock server (lock-server-app), on either backend: PostgreSQL (a fresh lockdb on the
+ * JVM's shared embedded PostgreSQL) or etcd (a one-member cluster started from Debian's {@code
+ * etcd} binary). Each is started once per test JVM, on first use, and shared by every test class:
+ * starting it costs seconds, and tests keep apart by using keys of their own.
  */
 public final class RealLockServer {
 
-  private static RealLockServer instance;
+  /** The lock server's backends (FR-09). */
+  public enum Backend {
+    POSTGRES,
+    ETCD
+  }
 
+  private static final Map<Backend, RealLockServer> STARTED = new EnumMap<>(Backend.class);
+
+  private final Backend backend;
   private final ConfigurableApplicationContext context;
   private final String baseUrl;
 
-  private RealLockServer(ConfigurableApplicationContext context) {
+  private RealLockServer(Backend backend, ConfigurableApplicationContext context) {
+    this.backend = backend;
     this.context = context;
     this.baseUrl = "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
   }
 
-  /** The shared server, started on first use and stopped when the JVM exits. */
-  public static synchronized RealLockServer get() {
-    if (instance == null) {
-      PostgresDatabase lockdb = EmbeddedPostgresServer.shared().createDatabase("starter_lockdb");
-      ConfigurableApplicationContext context =
-          new SpringApplicationBuilder(LockServerApplication.class)
-              .run(
-                  "--server.port=0",
-                  "--spring.datasource.url=" + lockdb.jdbcUrl(),
-                  "--spring.datasource.username=" + lockdb.username(),
-                  "--spring.datasource.password=" + lockdb.password(),
-                  "--spring.datasource.hikari.maximum-pool-size=6",
-                  "--spring.main.banner-mode=off");
-      instance = new RealLockServer(context);
-      instance.warmUp();
-      Runtime.getRuntime().addShutdownHook(new Thread(context::close, "lock-server-stop"));
+  /** The lock server on PostgreSQL, the required backend. */
+  public static RealLockServer get() {
+    return of(Backend.POSTGRES);
+  }
+
+  /** The lock server on {@code backend}, started on first use, stopped when the JVM exits. */
+  public static synchronized RealLockServer of(Backend backend) {
+    RealLockServer server = STARTED.get(backend);
+    if (server == null) {
+      server = start(backend);
+      STARTED.put(backend, server);
     }
-    return instance;
+    return server;
+  }
+
+  private static RealLockServer start(Backend backend) {
+    List<String> args = new ArrayList<>();
+    args.add("--server.port=0");
+    args.add("--server.address=127.0.0.1");
+    args.add("--spring.main.banner-mode=off");
+    args.add("--logging.structured.format.console=");
+    List<AutoCloseable> resources = new ArrayList<>();
+    switch (backend) {
+      case POSTGRES -> {
+        PostgresDatabase lockdb = EmbeddedPostgresServer.shared().createDatabase("starter_lockdb");
+        args.add("--spring.datasource.url=" + lockdb.jdbcUrl());
+        args.add("--spring.datasource.username=" + lockdb.username());
+        args.add("--spring.datasource.password=" + lockdb.password());
+        args.add("--spring.datasource.hikari.maximum-pool-size=6");
+      }
+      case ETCD -> {
+        EtcdCluster etcd =
+            EtcdCluster.builder()
+                .members(1)
+                .heartbeatInterval(Duration.ofMillis(100))
+                .electionTimeout(Duration.ofMillis(1000))
+                .start();
+        resources.add(etcd);
+        args.add("--fencepost.lock.backend=etcd");
+        args.add("--fencepost.lock.etcd.endpoints=" + etcd.endpoints());
+        args.add("--fencepost.lock.etcd.key-prefix=/starter-tests/");
+      }
+    }
+    ConfigurableApplicationContext context =
+        new SpringApplicationBuilder(LockServerApplication.class).run(args.toArray(String[]::new));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  context.close();
+                  for (AutoCloseable resource : resources) {
+                    try {
+                      resource.close();
+                    } catch (Exception ignored) {
+                      // the JVM is exiting
+                    }
+                  }
+                },
+                "lock-server-stop-" + backend));
+    RealLockServer server = new RealLockServer(backend, context);
+    server.warmUp();
+    return server;
   }
 
   /**
@@ -72,6 +129,10 @@ public final class RealLockServer {
     }
   }
 
+  public Backend backend() {
+    return backend;
+  }
+
   public String baseUrl() {
     return baseUrl;
   }
@@ -87,5 +148,10 @@ public final class RealLockServer {
   /** Whether the lock server's own context created a lock client: it must not (issue 4). */
   public boolean serverContextHasLockClient() {
     return context.getBeanProvider(LockClient.class).getIfAvailable() != null;
+  }
+
+  @Override
+  public String toString() {
+    return "lock server on " + backend.name().toLowerCase();
   }
 }
