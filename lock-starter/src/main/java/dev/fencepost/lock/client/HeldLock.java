@@ -32,6 +32,9 @@ public interface HeldLock extends LockHandle, AutoCloseable {
    * Releases the lock: compare-and-delete on this grant (FR-05). Idempotent. Never throws: a grant
    * that is already gone is reported as a lock-lost event (NOT_HELD), and a lock server that cannot
    * be reached leaves the lease to expire on the server.
+   *
+   * <p>Close a lost lock too: until it is closed, other threads of the same client cannot acquire
+   * its key, because they would share this session and could be handed this very grant and token.
    */
   @Override
   void close();

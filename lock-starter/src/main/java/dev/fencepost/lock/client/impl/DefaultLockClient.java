@@ -303,17 +303,14 @@ public final class DefaultLockClient implements LockClient, SmartLifecycle, Auto
             .log("lock server rejected acquire of {}: {}", key, e.getMessage());
         throw e;
       } catch (LockServiceUnavailableException e) {
+        rememberPossibleOrphan(key, s, requestMayHaveLanded);
         metrics.acquire(AcquireOutcome.UNAVAILABLE, since(start));
         logAcquireFailed(key, attempt, start, e);
         throw e;
       }
       Duration delay = backoff.delay(attempt);
       if (!running || !backoff.mayRetry(attempt, since(start), delay)) {
-        if (requestMayHaveLanded && s != null) {
-          // The server may have granted it and the answer was lost: our session would then hold
-          // the key until it dies. The heartbeat releases such a grant (see cleanUpOrphans).
-          maybeOrphaned.put(key, new Orphan(s.id()));
-        }
+        rememberPossibleOrphan(key, s, requestMayHaveLanded);
         metrics.acquire(AcquireOutcome.UNAVAILABLE, since(start));
         LockServiceUnavailableException e = unavailable(key, attempt, start, null, failure);
         logAcquireFailed(key, attempt, start, failure);
@@ -331,6 +328,16 @@ public final class DefaultLockClient implements LockClient, SmartLifecycle, Auto
               attempt,
               delay.toMillis());
       pause(delay, key, attempt, start);
+    }
+  }
+
+  /**
+   * An earlier attempt's acquire may have been granted with its answer lost: our session would then
+   * hold the key until it dies. The heartbeat releases such a grant (see {@link #cleanUpOrphans}).
+   */
+  private void rememberPossibleOrphan(LockKey key, ClientSession s, boolean requestMayHaveLanded) {
+    if (requestMayHaveLanded && s != null && !s.isLost()) {
+      maybeOrphaned.put(key, new Orphan(s.id()));
     }
   }
 
