@@ -1,11 +1,14 @@
 package dev.fencepost.railproxy;
 
+import static dev.fencepost.testsupport.generate.Generated.oneOf;
+import static dev.fencepost.testsupport.generate.Generated.pick;
+import static dev.fencepost.testsupport.generate.Generated.string;
+
 import java.math.BigInteger;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
+import java.util.Random;
 
 /**
  * Generated bad submissions: a valid body with exactly one field removed or given a bad value, so a
@@ -18,6 +21,15 @@ final class BadBodies {
   static final List<String> IDENTIFIERS =
       List.of("payoutId", "accountId", "clientReference", "beneficiaryRef");
   static final List<String> NUMBERS = List.of("fencingToken", "amountMinor");
+  static final List<String> FIELDS =
+      List.of(
+          "payoutId",
+          "accountId",
+          "fencingToken",
+          "clientReference",
+          "amountMinor",
+          "currency",
+          "beneficiaryRef");
 
   private BadBodies() {}
 
@@ -29,61 +41,50 @@ final class BadBodies {
     }
   }
 
-  static Arbitrary<Mutation> mutations() {
-    Arbitrary<String> field =
-        Arbitraries.of(
-            "payoutId",
-            "accountId",
-            "fencingToken",
-            "clientReference",
-            "amountMinor",
-            "currency",
-            "beneficiaryRef");
-    return field.flatMap(f -> badValueFor(f).map(v -> mutate(f, v)));
+  static Mutation mutation(Random random) {
+    String field = pick(random, FIELDS);
+    return mutate(field, badValueFor(field, random));
   }
 
-  static Arbitrary<Object> badValueFor(String field) {
-    Arbitrary<Object> wrongShape =
-        Arbitraries.of(REMOVED, "null", true, List.of(1), Map.of("nested", 1))
-            .map(v -> "null".equals(v) ? null : v);
+  static Object badValueFor(String field, Random random) {
     if (NUMBERS.contains(field)) {
-      return Arbitraries.oneOf(
-          wrongShape,
-          Arbitraries.longs().lessOrEqual(0).map(v -> (Object) v),
-          Arbitraries.strings().numeric().ofMinLength(1).ofMaxLength(6).map(v -> (Object) v),
-          Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(6).map(v -> (Object) v),
-          Arbitraries.doubles()
-              .between(-1e6, 1e6)
-              .filter(d -> d != Math.rint(d))
-              .map(v -> (Object) v),
-          Arbitraries.longs()
-              .between(1, 1_000)
-              .map(
-                  v ->
-                      (Object)
-                          BigInteger.valueOf(Long.MAX_VALUE).multiply(BigInteger.valueOf(v + 1))));
+      return oneOf(
+          random,
+          BadBodies::wrongShape,
+          r -> (Object) (-(r.nextLong() & Long.MAX_VALUE) % 1_000_000_000L),
+          r -> (Object) string(r, "0123456789", 1, 6),
+          r -> (Object) string(r, "abcdefXYZ", 1, 6),
+          r -> (Object) (r.nextInt(2_000_000) - 1_000_000 + 0.5),
+          r ->
+              (Object)
+                  BigInteger.valueOf(Long.MAX_VALUE)
+                      .multiply(BigInteger.valueOf(2 + r.nextInt(1_000))));
     }
     if (field.equals("currency")) {
-      return Arbitraries.oneOf(
-          wrongShape,
-          Arbitraries.strings()
-              .withCharRange('A', 'Z')
-              .ofLength(3)
-              .filter(c -> !c.equals("EUR"))
-              .map(v -> (Object) v),
-          Arbitraries.of("eur", "EURO", "", "€").map(v -> (Object) v),
-          Arbitraries.integers().map(v -> (Object) v));
+      return oneOf(
+          random,
+          BadBodies::wrongShape,
+          r -> {
+            String code = string(r, "ABCDFGHIJKLMNOPQRSTUVWXYZ", 3, 3);
+            return (Object) code;
+          },
+          r -> (Object) pick(r, "eur", "EURO", "", "€"),
+          r -> (Object) r.nextInt());
     }
-    return Arbitraries.oneOf(
-        wrongShape,
-        Arbitraries.just((Object) ""),
-        Arbitraries.strings().alpha().ofMinLength(129).ofMaxLength(400).map(v -> (Object) v),
-        Arbitraries.strings()
-            .withChars(" /\\?#%\"<>{}@!*'\t\n")
-            .ofMinLength(1)
-            .ofMaxLength(8)
-            .map(v -> (Object) ("id" + v)),
-        Arbitraries.longs().map(v -> (Object) v));
+    return oneOf(
+        random,
+        BadBodies::wrongShape,
+        r -> (Object) "",
+        r -> (Object) string(r, "abcdefghijklmnopqrstuvwxyz", 129, 400),
+        r -> (Object) ("id" + string(r, " /\\?#%\"<>{}@!*'\t\n", 1, 8)),
+        r -> (Object) r.nextLong());
+  }
+
+  private static Object wrongShape(Random random) {
+    return pick(random, List.of(REMOVED, "null", true, List.of(1), Map.of("nested", 1)))
+            .equals("null")
+        ? null
+        : pick(random, List.of(REMOVED, true, List.of(1), Map.of("nested", 1)));
   }
 
   static Mutation mutate(String field, Object value) {
