@@ -5,12 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.lock.LockGrant;
-import dev.fencepost.lock.LockInfo;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.LockNotAcquiredException;
-import dev.fencepost.lock.RevokeResult;
 import dev.fencepost.lock.SessionId;
-import dev.fencepost.lock.SessionInfo;
+import dev.fencepost.lockserver.backend.AcquireOverridingBackend;
 import dev.fencepost.lockserver.backend.LockBackend;
 import dev.fencepost.testsupport.etcd.EtcdClusterExtension;
 import io.etcd.jetcd.ByteSequence;
@@ -57,13 +55,12 @@ class EtcdNonAtomicAcquireNegativeControlTest {
   }
 
   /** The real backend, except that acquire is a read followed by an unconditional put. */
-  private static final class NonAtomicAcquire implements LockBackend {
-    private final EtcdLockBackend real;
+  private static final class NonAtomicAcquire extends AcquireOverridingBackend {
     private final Client client;
     private final String prefix;
 
     NonAtomicAcquire(EtcdLockBackend real, Client client, String prefix) {
-      this.real = real;
+      super(real);
       this.client = client;
       this.prefix = prefix;
     }
@@ -97,51 +94,6 @@ class EtcdNonAtomicAcquireNegativeControlTest {
       } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
         throw new IllegalStateException(e);
       }
-    }
-
-    @Override
-    public String name() {
-      return "etcd-non-atomic";
-    }
-
-    @Override
-    public SessionInfo createSession(String owner, Duration ttl) {
-      return real.createSession(owner, ttl);
-    }
-
-    @Override
-    public SessionInfo keepAlive(SessionId sessionId) {
-      return real.keepAlive(sessionId);
-    }
-
-    @Override
-    public void closeSession(SessionId sessionId) {
-      real.closeSession(sessionId);
-    }
-
-    @Override
-    public LockGrant renew(LockKey key, SessionId sessionId, FencingToken token) {
-      return real.renew(key, sessionId, token);
-    }
-
-    @Override
-    public void release(LockKey key, SessionId sessionId, FencingToken token) {
-      real.release(key, sessionId, token);
-    }
-
-    @Override
-    public LockInfo inspect(LockKey key) {
-      return real.inspect(key);
-    }
-
-    @Override
-    public RevokeResult revoke(LockKey key, String operator, String reason) {
-      return real.revoke(key, operator, reason);
-    }
-
-    @Override
-    public BackendStats stats() {
-      return real.stats();
     }
   }
 }

@@ -2,12 +2,10 @@ package dev.fencepost.lockserver.backend.postgres;
 
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.lock.LockGrant;
-import dev.fencepost.lock.LockInfo;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.LockNotAcquiredException;
-import dev.fencepost.lock.RevokeResult;
 import dev.fencepost.lock.SessionId;
-import dev.fencepost.lock.SessionInfo;
+import dev.fencepost.lockserver.backend.AcquireOverridingBackend;
 import dev.fencepost.lockserver.backend.LockBackend;
 import java.time.Duration;
 import java.util.Optional;
@@ -20,13 +18,12 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * a second statement, the classic check-then-act race. Everything else delegates to the real
  * backend. The concurrency test must catch the overlaps this produces.
  */
-final class NonAtomicAcquireBackend implements LockBackend {
+final class NonAtomicAcquireBackend extends AcquireOverridingBackend {
 
-  private final LockBackend real;
   private final JdbcClient jdbc;
 
   NonAtomicAcquireBackend(LockBackend real, DataSource dataSource) {
-    this.real = real;
+    super(real);
     this.jdbc = JdbcClient.create(dataSource);
   }
 
@@ -74,50 +71,5 @@ final class NonAtomicAcquireBackend implements LockBackend {
       }
       Thread.onSpinWait();
     }
-  }
-
-  @Override
-  public String name() {
-    return "broken";
-  }
-
-  @Override
-  public SessionInfo createSession(String owner, Duration ttl) {
-    return real.createSession(owner, ttl);
-  }
-
-  @Override
-  public SessionInfo keepAlive(SessionId sessionId) {
-    return real.keepAlive(sessionId);
-  }
-
-  @Override
-  public void closeSession(SessionId sessionId) {
-    real.closeSession(sessionId);
-  }
-
-  @Override
-  public LockGrant renew(LockKey key, SessionId sessionId, FencingToken token) {
-    return real.renew(key, sessionId, token);
-  }
-
-  @Override
-  public void release(LockKey key, SessionId sessionId, FencingToken token) {
-    real.release(key, sessionId, token);
-  }
-
-  @Override
-  public LockInfo inspect(LockKey key) {
-    return real.inspect(key);
-  }
-
-  @Override
-  public RevokeResult revoke(LockKey key, String operator, String reason) {
-    return real.revoke(key, operator, reason);
-  }
-
-  @Override
-  public BackendStats stats() {
-    return real.stats();
   }
 }
