@@ -63,6 +63,22 @@ public class PostgresBackendConfiguration {
     return liquibase;
   }
 
+  /**
+   * Applies {@code fencepost.lock.postgres.token-floor} before anything is served, so that a lockdb
+   * restored from a backup cannot reissue a token the guards have already seen (INV-04, D5).
+   */
+  @Bean
+  TokenFloor lockdbTokenFloor(
+      DataSource lockdbDataSource,
+      PostgresBackendProperties properties,
+      SpringLiquibase liquibase) {
+    TokenFloor floor = new TokenFloor(JdbcClient.create(lockdbDataSource));
+    if (properties.tokenFloor() != null) {
+      floor.raiseTo(properties.tokenFloor());
+    }
+    return floor;
+  }
+
   @Bean(destroyMethod = "close")
   ReleaseListener lockdbReleaseListener(DataSource lockdbDataSource, SpringLiquibase liquibase) {
     ReleaseListener listener = new ReleaseListener(lockdbDataSource);
@@ -111,6 +127,7 @@ public class PostgresBackendConfiguration {
 
   @Bean
   PostgresLockBackend postgresLockBackend(
+      TokenFloor lockdbTokenFloor,
       DataSource lockdbDataSource,
       ReleaseListener lockdbReleaseListener,
       SessionGrace lockdbSessionGrace) {

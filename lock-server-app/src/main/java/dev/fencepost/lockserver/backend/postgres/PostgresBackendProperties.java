@@ -11,10 +11,13 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *     outage covers sessions alive at the last beacon of any instance
  * @param reapAfter how long an expired session is kept before housekeeping deletes it
  * @param instanceId this instance's name in {@code lock_server_beacon}; defaults to a random one
+ * @param tokenFloor after a restore of lockdb from a backup: every token issued from now on is
+ *     greater than this (set it to the highest fence either guard holds, decision 0003). Never
+ *     lowers the sequence; unset in normal operation
  */
 @ConfigurationProperties("fencepost.lock.postgres")
 public record PostgresBackendProperties(
-    Duration beaconInterval, Duration reapAfter, String instanceId) {
+    Duration beaconInterval, Duration reapAfter, String instanceId, Long tokenFloor) {
 
   public PostgresBackendProperties {
     beaconInterval = beaconInterval == null ? Duration.ofSeconds(1) : beaconInterval;

@@ -8,6 +8,8 @@ import dev.fencepost.lockserver.http.LockServerClient.Response;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
@@ -45,16 +47,19 @@ class PostgresLockServerOperationsTest {
     }
   }
 
-  private ConfigurableApplicationContext startServer() {
-    ConfigurableApplicationContext server =
-        new SpringApplicationBuilder(LockServerApplication.class)
-            .run(
+  private ConfigurableApplicationContext startServer(String... extra) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
                 "--server.port=0",
                 "--server.address=127.0.0.1",
                 "--spring.datasource.url=" + lockdb.jdbcUrl(),
                 "--fencepost.lock.min-ttl=1s",
                 "--fencepost.lock.postgres.beacon-interval=200ms",
-                "--logging.structured.format.console=");
+                "--logging.structured.format.console="));
+    args.addAll(List.of(extra));
+    ConfigurableApplicationContext server =
+        new SpringApplicationBuilder(LockServerApplication.class).run(args.toArray(String[]::new));
     events.stop();
     events.start();
     return server;
@@ -193,5 +198,15 @@ class PostgresLockServerOperationsTest {
     assertThat(b.post("/v1/sessions/" + id + "/keepalive", "").status()).isEqualTo(200);
     // Expired by the database clock before the restart, alive after it: that is the grace.
     assertThat(b.renew(key, id, token).token()).isEqualTo(token);
+  }
+
+  @Test
+  void aTokenFloorGivenAtStartIsAppliedBeforeTheFirstGrant() {
+    first = startServer("--fencepost.lock.postgres.token-floor=5000000");
+    LockServerClient a = client(first);
+
+    long token = a.acquire("payout:acc-" + UUID.randomUUID(), a.newSession("w"), 0).token();
+
+    assertThat(token).isGreaterThan(5_000_000);
   }
 }
