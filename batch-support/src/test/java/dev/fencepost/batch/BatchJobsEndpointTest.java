@@ -1,0 +1,182 @@
+package dev.fencepost.batch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.batch.core.job.Job;
+import org.springframework.batch.core.job.builder.JobBuilder;
+import org.springframework.batch.core.repository.JobRepository;
+import org.springframework.batch.core.step.builder.StepBuilder;
+import org.springframework.batch.infrastructure.repeat.RepeatStatus;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * The shared batch plumbing on a real, initially empty batchdb: Liquibase creates the Batch 6
+ * schema from our changeset (Boot's script stays off), and the actuator endpoint launches a job and
+ * lists its executions from the job repository.
+ */
+class BatchJobsEndpointTest {
+
+  @RegisterExtension
+  static EmbeddedPostgresExtension batchdb = EmbeddedPostgresExtension.withChangelog(null);
+
+  /** Lets a test hold the sample job inside its step, to see it listed as running. */
+  static volatile CountDownLatch release = new CountDownLatch(0);
+
+  static ConfigurableApplicationContext context;
+  static String base;
+  static final HttpClient http = HttpClient.newHttpClient();
+
+  @SpringBootConfiguration(proxyBeanMethods = false)
+  @EnableAutoConfiguration
+  static class SampleJobs {
+
+    @Bean
+    Job sampleJob(JobRepository repository, PlatformTransactionManager transactionManager) {
+      return new JobBuilder("sampleJob", repository)
+          .start(
+              new StepBuilder("sampleStep", repository)
+                  .tasklet(
+                      (contribution, chunk) -> {
+                        release.await(30, TimeUnit.SECONDS);
+                        return RepeatStatus.FINISHED;
+                      },
+                      transactionManager)
+                  .build())
+          .build();
+    }
+  }
+
+  @BeforeAll
+  static void start() {
+    context =
+        new SpringApplicationBuilder(SampleJobs.class)
+            .run(
+                "--server.port=0",
+                "--server.address=127.0.0.1",
+                "--spring.batch.job.enabled=false",
+                "--management.endpoints.web.exposure.include=batchjobs,health",
+                "--spring.datasource.url=" + batchdb.jdbcUrl(),
+                "--spring.datasource.username=" + batchdb.database().username(),
+                "--spring.datasource.password=" + batchdb.database().password());
+    base =
+        "http://127.0.0.1:"
+            + ((WebServerApplicationContext) context).getWebServer().getPort()
+            + "/actuator/batchjobs/";
+  }
+
+  @AfterAll
+  static void stop() {
+    release.countDown();
+    if (context != null) {
+      context.close();
+    }
+  }
+
+  @Test
+  void theBatchSchemaComesFromOurChangesetNotFromBootsScript() {
+    JdbcClient jdbc = JdbcClient.create(batchdb.dataSource());
+    assertThat(
+            jdbc.sql("SELECT count(*) FROM databasechangelog WHERE filename LIKE '%batchdb%'")
+                .query(Long.class)
+                .single())
+        .isPositive();
+    assertThat(
+            jdbc.sql("SELECT count(*) FROM information_schema.tables WHERE table_name = ?")
+                .param("batch_job_execution")
+                .query(Long.class)
+                .single())
+        .isEqualTo(1);
+  }
+
+  @Test
+  void aLaunchAnswers202AtOnceAndTheExecutionIsListedRunningThenCompleted() throws Exception {
+    release = new CountDownLatch(1);
+    HttpResponse<String> launched = post("sampleJob", "{\"parameters\":\"origin=test,window=1h\"}");
+    assertThat(launched.statusCode()).isEqualTo(202);
+    assertThat(launched.body())
+        .contains("\"jobName\":\"sampleJob\"")
+        .contains("\"origin\":\"test\"")
+        .contains("\"window\":\"1h\"");
+    String id = launched.body().replaceAll(".*\"executionId\":(\\d+).*", "$1");
+
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () ->
+                assertThat(get("sampleJob").body())
+                    .contains("\"executionId\":" + id + ",")
+                    .contains("\"status\":\"STARTED\""));
+    release.countDown();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              HttpResponse<String> list = get("sampleJob");
+              assertThat(list.statusCode()).isEqualTo(200);
+              assertThat(list.body())
+                  .contains("\"executionId\":" + id + ",")
+                  .contains("\"status\":\"COMPLETED\"")
+                  .contains("\"exitCode\":\"COMPLETED\"")
+                  .contains("\"launch.id\"");
+            });
+  }
+
+  @Test
+  void twoLaunchesAtOnceAreTwoInstancesNotACollision() throws Exception {
+    release = new CountDownLatch(0);
+    HttpResponse<String> first = post("sampleJob", "");
+    HttpResponse<String> second = post("sampleJob", "");
+    assertThat(first.statusCode()).isEqualTo(202);
+    assertThat(second.statusCode()).isEqualTo(202);
+    assertThat(first.body().replaceAll(".*\"instanceId\":(\\d+).*", "$1"))
+        .isNotEqualTo(second.body().replaceAll(".*\"instanceId\":(\\d+).*", "$1"));
+  }
+
+  @Test
+  void malformedParametersAre400AndLaunchNothing() throws Exception {
+    HttpResponse<String> refused = post("sampleJob", "{\"parameters\":\"no-equals-sign\"}");
+    assertThat(refused.statusCode()).isEqualTo(400);
+    assertThat(refused.body()).contains("INVALID_PARAMETERS");
+  }
+
+  @Test
+  void anUnknownJobIs404ForLaunchAndList() throws Exception {
+    assertThat(post("noSuchJob", "").statusCode()).isEqualTo(404);
+    assertThat(get("noSuchJob").statusCode()).isEqualTo(404);
+  }
+
+  private static HttpResponse<String> post(String job, String body) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(base + job))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body.isEmpty() ? "{}" : body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static HttpResponse<String> get(String job) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(base + job)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+}
