@@ -1,0 +1,332 @@
+package dev.fencepost.reconciliation;
+
+import dev.fencepost.payment.AccountId;
+import dev.fencepost.payment.LedgerAssertions;
+import dev.fencepost.payment.PaymentResource;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The comparison (FR-26, UC-07): payout state and ledger (paydb), submissions (the proxy's read
+ * API) and movements (the rail's statement), classified into {@link Discrepancy} classes. Reads
+ * only: it has no way to change any store (the class holds no writer), which is what "detect, never
+ * repair" means in code. The rules per class and why: ADR 0070 and docs/reconciliation.md.
+ */
+public class Detector {
+
+  private final PaydbReads reads;
+  private final PaymentResource paydb;
+  private final ProxyReadClient proxy;
+  private final RailStatement statement;
+  private final ReconciliationSettings settings;
+
+  public Detector(
+      PaydbReads reads,
+      PaymentResource paydb,
+      ProxyReadClient proxy,
+      RailStatement statement,
+      ReconciliationSettings settings) {
+    this.reads = reads;
+    this.paydb = paydb;
+    this.proxy = proxy;
+    this.statement = statement;
+    this.settings = settings;
+  }
+
+  /** Compares the stores for {@code window}; {@code now} is paydb's clock when the run began. */
+  public Detection detect(ReconciliationWindow window, Instant now) {
+    Collector out = new Collector(settings.maxFindingsPerClass());
+
+    Map<String, List<RailMovement>> movementsByRef = new LinkedHashMap<>();
+    for (RailMovement m : statement.movements()) {
+      movementsByRef.computeIfAbsent(m.clientReference(), k -> new ArrayList<>()).add(m);
+    }
+    Set<String> refsMovedInWindow = new HashSet<>();
+    movementsByRef.forEach(
+        (ref, ms) -> {
+          if (ms.stream().anyMatch(m -> window.contains(m.receivedAt()))) {
+            refsMovedInWindow.add(ref);
+          }
+        });
+
+    List<Submission> submissions = proxy.submissions(window);
+    Map<String, Submission> submissionByRef = new HashMap<>();
+    Map<String, Submission> submissionByPayout = new HashMap<>();
+    for (Submission s : submissions) {
+      submissionByRef.put(s.clientReference(), s);
+      submissionByPayout.put(s.payoutId(), s);
+    }
+
+    Set<String> refs = new HashSet<>(refsMovedInWindow);
+    refs.addAll(submissionByRef.keySet());
+    Map<String, PaydbReads.PayoutFacts> payoutByRef = reads.byClientReference(refs);
+
+    duplicates(refsMovedInWindow, movementsByRef, payoutByRef, out);
+    movementsWithoutSubmission(refsMovedInWindow, submissionByRef, payoutByRef, out);
+    submissionsWithoutPosting(submissions, movementsByRef, payoutByRef, now, out);
+    postingsWithoutSubmission(window, submissionByPayout, movementsByRef, out);
+    ledger(out);
+    concurrentInFlight(out);
+    ambiguousBeyondSla(now, out);
+    return new Detection(out.counts, out.findings);
+  }
+
+  /** INV-02: the rail's own statement shows a client reference moving money more than once. */
+  private void duplicates(
+      Set<String> refsMovedInWindow,
+      Map<String, List<RailMovement>> movementsByRef,
+      Map<String, PaydbReads.PayoutFacts> payoutByRef,
+      Collector out) {
+    for (String ref : refsMovedInWindow) {
+      List<RailMovement> moves = movementsByRef.get(ref);
+      if (moves.size() > 1) {
+        PaydbReads.PayoutFacts payout = payoutByRef.get(ref);
+        out.add(
+            new Finding(
+                Discrepancy.DUPLICATE_SUBMISSION,
+                payout != null ? payout.payoutId() : ref,
+                payout != null ? payout.payoutId() : null,
+                payout != null ? payout.accountId() : null,
+                moves.size()
+                    + " rail movements for client reference "
+                    + ref
+                    + ": "
+                    + moves.stream().map(RailMovement::railReference).toList()));
+      }
+    }
+  }
+
+  /** INV-07: money left under a reference the proxy never recorded a submission for. */
+  private void movementsWithoutSubmission(
+      Set<String> refsMovedInWindow,
+      Map<String, Submission> submissionByRef,
+      Map<String, PaydbReads.PayoutFacts> payoutByRef,
+      Collector out) {
+    for (String ref : refsMovedInWindow) {
+      if (submissionByRef.containsKey(ref)) {
+        continue;
+      }
+      PaydbReads.PayoutFacts payout = payoutByRef.get(ref);
+      if (payout == null) {
+        out.add(
+            new Finding(
+                Discrepancy.RAIL_MOVEMENT_WITHOUT_SUBMISSION,
+                ref,
+                null,
+                null,
+                "rail movement for client reference " + ref + " matches no payout in paydb"));
+        continue;
+      }
+      Optional<Submission> recorded = proxy.submission(payout.payoutId());
+      if (recorded.isEmpty() || !ref.equals(recorded.get().clientReference())) {
+        out.add(
+            new Finding(
+                Discrepancy.RAIL_MOVEMENT_WITHOUT_SUBMISSION,
+                payout.payoutId(),
+                payout.payoutId(),
+                payout.accountId(),
+                "rail movement for "
+                    + ref
+                    + " but the proxy has no submission for payout "
+                    + payout.payoutId()
+                    + " (payout state "
+                    + payout.state()
+                    + ")"));
+      }
+    }
+  }
+
+  /**
+   * Money left (the proxy recorded ACKED, or the rail's statement shows a movement) and paydb has
+   * no posting for it. RAIL_AMBIGUOUS payouts are excluded (they are resolved, or age into {@link
+   * Discrepancy#AMBIGUOUS_BEYOND_SLA}); a RAIL_ACKED payout gets {@code postingGrace} for a
+   * worker's recovery to post it (ADR 0070).
+   */
+  private void submissionsWithoutPosting(
+      List<Submission> submissions,
+      Map<String, List<RailMovement>> movementsByRef,
+      Map<String, PaydbReads.PayoutFacts> payoutByRef,
+      Instant now,
+      Collector out) {
+    for (Submission s : submissions) {
+      boolean moneyMoved = s.acked() || movementsByRef.containsKey(s.clientReference());
+      if (!moneyMoved) {
+        continue;
+      }
+      PaydbReads.PayoutFacts payout = payoutByRef.get(s.clientReference());
+      if (payout == null) {
+        out.add(
+            new Finding(
+                Discrepancy.SUBMISSION_WITHOUT_POSTING,
+                s.payoutId(),
+                null,
+                s.accountId(),
+                "submission "
+                    + s.id()
+                    + " moved money ("
+                    + s.outcome()
+                    + ") for a payout paydb does not know"));
+        continue;
+      }
+      if (payout.posted() || "RAIL_AMBIGUOUS".equals(payout.state())) {
+        continue;
+      }
+      if ("RAIL_ACKED".equals(payout.state())
+          && payout.settledAt() != null
+          && Duration.between(payout.settledAt(), now).compareTo(settings.postingGrace()) < 0) {
+        continue;
+      }
+      out.add(
+          new Finding(
+              Discrepancy.SUBMISSION_WITHOUT_POSTING,
+              payout.payoutId(),
+              payout.payoutId(),
+              payout.accountId(),
+              "rail "
+                  + (s.acked() ? "acknowledged" : "shows a movement")
+                  + " (proxy outcome "
+                  + s.outcome()
+                  + ") but paydb has no posting; payout state "
+                  + payout.state()));
+    }
+  }
+
+  /** A posting needs a submission the proxy recorded and that is not a decline. */
+  private void postingsWithoutSubmission(
+      ReconciliationWindow window,
+      Map<String, Submission> submissionByPayout,
+      Map<String, List<RailMovement>> movementsByRef,
+      Collector out) {
+    for (PaydbReads.Posting posting : reads.postingsIn(window)) {
+      Optional<Submission> recorded =
+          Optional.ofNullable(submissionByPayout.get(posting.payoutId()))
+              .or(() -> proxy.submission(posting.payoutId()));
+      String problem = null;
+      if (recorded.isEmpty()) {
+        problem = "the proxy has no submission for this payout";
+      } else if (recorded.get().rejected()) {
+        problem = "the proxy recorded the rail declining it";
+      } else if (!recorded.get().acked()
+          && !movementsByRef.containsKey(recorded.get().clientReference())) {
+        problem =
+            "the proxy recorded outcome "
+                + recorded.get().outcome()
+                + " and the rail statement shows no movement";
+      }
+      if (problem != null) {
+        out.add(
+            new Finding(
+                Discrepancy.POSTING_WITHOUT_SUBMISSION,
+                posting.payoutId(),
+                posting.payoutId(),
+                posting.accountId(),
+                "ledger group " + posting.groupId() + " posts payout: " + problem));
+      }
+    }
+  }
+
+  /** INV-03 through payment-resource's own assertions (balances, groups, global sum, D9). */
+  private void ledger(Collector out) {
+    LedgerAssertions.Report report = paydb.ledgerAssertions().check(settings.maxFindingsPerClass());
+    long count = report.balanceDriftCount() + report.unbalancedGroupCount();
+    for (LedgerAssertions.BalanceDrift drift : report.balanceDrifts()) {
+      out.findings.add(
+          new Finding(
+              Discrepancy.LEDGER_IMBALANCE,
+              drift.accountId().value(),
+              null,
+              drift.accountId().value(),
+              "balance "
+                  + drift.balanceMinor()
+                  + " but ledger entries sum to "
+                  + drift.ledgerSum()));
+    }
+    for (LedgerAssertions.UnbalancedGroup group : report.unbalancedGroups()) {
+      out.findings.add(
+          new Finding(
+              Discrepancy.LEDGER_IMBALANCE,
+              group.groupId().toString(),
+              null,
+              null,
+              "ledger group sums to " + group.sum() + " over " + group.legs() + " legs"));
+    }
+    if (report.globalSum().signum() != 0) {
+      count++;
+      out.findings.add(
+          new Finding(
+              Discrepancy.LEDGER_IMBALANCE,
+              "ledger",
+              null,
+              null,
+              "all ledger entries sum to " + report.globalSum() + ", not 0 (D9)"));
+    }
+    out.counts.merge(Discrepancy.LEDGER_IMBALANCE, count, Long::sum);
+  }
+
+  /** A-15: the lock allows one payout in flight per account; more means INV-01 was bypassed. */
+  private void concurrentInFlight(Collector out) {
+    for (AccountId account : paydb.accountsWithConcurrentInFlight(1000)) {
+      out.add(
+          new Finding(
+              Discrepancy.CONCURRENT_IN_FLIGHT,
+              account.value(),
+              null,
+              account.value(),
+              "more than one non-terminal payout in flight for the account"));
+    }
+  }
+
+  /** A-10: ambiguity older than the SLA goes to finance (UC-05 step 6). */
+  private void ambiguousBeyondSla(Instant now, Collector out) {
+    Instant cutoff = now.minus(settings.resolutionSla());
+    long count = reads.ambiguousSinceBefore(cutoff);
+    if (count == 0) {
+      return;
+    }
+    for (PaydbReads.Ambiguous a : reads.ambiguous(settings.maxFindingsPerClass())) {
+      if (a.since().isBefore(cutoff)) {
+        out.findings.add(
+            new Finding(
+                Discrepancy.AMBIGUOUS_BEYOND_SLA,
+                a.payoutId(),
+                a.payoutId(),
+                a.accountId(),
+                "ambiguous since "
+                    + a.since()
+                    + " ("
+                    + Duration.between(a.since(), now).toMinutes()
+                    + " min, SLA "
+                    + settings.resolutionSla().toMinutes()
+                    + " min)"));
+      }
+    }
+    out.counts.merge(Discrepancy.AMBIGUOUS_BEYOND_SLA, count, Long::sum);
+  }
+
+  private static final class Collector {
+    final Map<Discrepancy, Long> counts = new EnumMap<>(Discrepancy.class);
+    final Map<Discrepancy, Integer> kept = new EnumMap<>(Discrepancy.class);
+    final List<Finding> findings = new ArrayList<>();
+    final int max;
+
+    Collector(int max) {
+      this.max = max;
+    }
+
+    void add(Finding f) {
+      counts.merge(f.discrepancy(), 1L, Long::sum);
+      if (kept.merge(f.discrepancy(), 1, Integer::sum) <= max) {
+        findings.add(f);
+      }
+    }
+  }
+}

@@ -1,0 +1,66 @@
+package dev.fencepost.reconciliation;
+
+import dev.fencepost.payment.Payout;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.lang.Nullable;
+
+/**
+ * Where an operator acts (ADR 0074): {@code POST /actuator/payoutops/{payoutId}/{action}} with body
+ * {@code {"operator": "...", "reason": "..."}}, action {@code cancel} or {@code abandon}. Answers
+ * 200 with the payout's new state, or a refusal with a stable {@code code}: 400 INVALID_REQUEST,
+ * 404 PAYOUT_NOT_FOUND, 409 ILLEGAL_TRANSITION / WITHIN_SLA / ACCOUNT_BUSY / STALE_TOKEN, 503
+ * LOCK_UNAVAILABLE. Exposed only when listed in {@code management.endpoints.web.exposure.include}.
+ */
+@Endpoint(id = "payoutops")
+public class PayoutOpsEndpoint {
+
+  private final OperatorActions actions;
+
+  public PayoutOpsEndpoint(OperatorActions actions) {
+    this.actions = actions;
+  }
+
+  @WriteOperation
+  public WebEndpointResponse<Map<String, Object>> act(
+      @Selector String payoutId,
+      @Selector String action,
+      @Nullable String operator,
+      @Nullable String reason) {
+    try {
+      Payout payout =
+          switch (action) {
+            case "cancel" -> actions.cancel(payoutId, operator, reason);
+            case "abandon" -> actions.abandon(payoutId, operator, reason);
+            default ->
+                throw new OperatorActionRefusedException(
+                    "INVALID_REQUEST", "action must be cancel or abandon, got " + action);
+          };
+      Map<String, Object> body = new LinkedHashMap<>();
+      body.put("payoutId", payout.id().toString());
+      body.put("accountId", payout.accountId().value());
+      body.put("state", payout.state().name());
+      body.put("token", payout.tokenStamp());
+      body.put("failureReason", payout.failureReason());
+      return new WebEndpointResponse<>(body, 200);
+    } catch (OperatorActionRefusedException e) {
+      Map<String, Object> body = new LinkedHashMap<>();
+      body.put("code", e.code());
+      body.put("detail", e.getMessage());
+      return new WebEndpointResponse<>(body, status(e.code()));
+    }
+  }
+
+  private static int status(String code) {
+    return switch (code) {
+      case "INVALID_REQUEST" -> 400;
+      case "PAYOUT_NOT_FOUND" -> 404;
+      case "LOCK_UNAVAILABLE" -> 503;
+      default -> 409;
+    };
+  }
+}

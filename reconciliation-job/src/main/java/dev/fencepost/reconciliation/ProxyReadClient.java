@@ -1,0 +1,164 @@
+package dev.fencepost.reconciliation;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The rail proxy's read API (docs/rail.md, "Read endpoints"): submissions by window or by payout,
+ * and the rail lookup passthrough. Deliberately has no submit method: nothing in this module can
+ * send money (UC-05 rule "nothing may resubmit", FR-23). GETs only.
+ */
+public class ProxyReadClient {
+
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final int PAGE = 500;
+
+  private final HttpClient http;
+  private final String baseUrl;
+  private final Duration timeout;
+
+  public ProxyReadClient(String baseUrl, Duration timeout) {
+    this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+    this.timeout = timeout;
+    this.http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(timeout)
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
+  }
+
+  /** Every submission whose intent was recorded inside the window, following the keyset pages. */
+  public List<Submission> submissions(ReconciliationWindow window) {
+    List<Submission> all = new ArrayList<>();
+    long afterId = 0;
+    while (true) {
+      String path =
+          "/v1/submissions?createdFrom="
+              + encode(window.from().toString())
+              + "&createdTo="
+              + encode(window.to().toString())
+              + "&afterId="
+              + afterId
+              + "&limit="
+              + PAGE;
+      HttpResponse<String> response = get(path);
+      if (response.statusCode() != 200) {
+        throw new SourceUnavailableException(
+            "proxy submissions page answered " + response.statusCode() + ": " + response.body());
+      }
+      JsonNode page = JSON.readTree(response.body());
+      for (JsonNode item : page.path("items")) {
+        all.add(submission(item));
+      }
+      JsonNode next = page.path("nextAfterId");
+      if (next.isMissingNode() || next.isNull()) {
+        return all;
+      }
+      afterId = next.asLong();
+    }
+  }
+
+  /** The proxy's record for one payout; empty means it was never submitted. */
+  public Optional<Submission> submission(String payoutId) {
+    HttpResponse<String> response = get("/v1/submissions/" + encode(payoutId));
+    if (response.statusCode() == 404) {
+      return Optional.empty();
+    }
+    if (response.statusCode() != 200) {
+      throw new SourceUnavailableException(
+          "proxy submission read answered " + response.statusCode() + ": " + response.body());
+    }
+    return Optional.of(submission(JSON.readTree(response.body())));
+  }
+
+  /**
+   * The rail's lookup by client reference; never throws, an error is {@link
+   * RailLookup.Unavailable}.
+   */
+  public RailLookup lookup(String clientReference) {
+    HttpResponse<String> response;
+    try {
+      response = get("/v1/rail/payments?clientReference=" + encode(clientReference));
+    } catch (SourceUnavailableException e) {
+      return new RailLookup.Unavailable(e.getMessage());
+    }
+    if (response.statusCode() != 200) {
+      return new RailLookup.Unavailable(
+          "lookup answered " + response.statusCode() + ": " + abbreviate(response.body()));
+    }
+    try {
+      List<RailMovement> movements = movements(JSON.readTree(response.body()).path("movements"));
+      return movements.isEmpty() ? new RailLookup.NotFound() : new RailLookup.Found(movements);
+    } catch (RuntimeException e) {
+      return new RailLookup.Unavailable("unreadable lookup answer: " + e.getMessage());
+    }
+  }
+
+  static List<RailMovement> movements(JsonNode array) {
+    List<RailMovement> movements = new ArrayList<>();
+    for (JsonNode m : array) {
+      movements.add(
+          new RailMovement(
+              m.path("railReference").asString(),
+              m.path("clientReference").asString(),
+              m.path("amountMinor").asLong(),
+              instant(m.path("receivedAt"))));
+    }
+    return movements;
+  }
+
+  private static Submission submission(JsonNode n) {
+    JsonNode outcome = n.path("outcome");
+    JsonNode rail = n.path("railReference");
+    return new Submission(
+        n.path("id").asLong(),
+        n.path("payoutId").asString(),
+        n.path("accountId").asString(),
+        n.path("fencingToken").asLong(),
+        n.path("clientReference").asString(),
+        outcome.isNull() || outcome.isMissingNode() ? null : outcome.asString(),
+        rail.isNull() || rail.isMissingNode() ? null : rail.asString(),
+        instant(n.path("createdAt")));
+  }
+
+  static Instant instant(JsonNode node) {
+    if (node.isNull() || node.isMissingNode()) {
+      return null;
+    }
+    return java.time.OffsetDateTime.parse(node.asString()).toInstant();
+  }
+
+  private HttpResponse<String> get(String path) {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(timeout).GET().build();
+    try {
+      return http.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new SourceUnavailableException("proxy unreachable at " + baseUrl + ": " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SourceUnavailableException("interrupted reading the proxy", e);
+    }
+  }
+
+  private static String encode(String value) {
+    return URLEncoder.encode(value, StandardCharsets.UTF_8);
+  }
+
+  private static String abbreviate(String body) {
+    return body == null || body.length() <= 200 ? body : body.substring(0, 200) + "...";
+  }
+}

@@ -1,0 +1,81 @@
+package dev.fencepost.reconciliation;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * One reconciliation run over a window (issue 8, UC-07, FR-26): resolve ambiguity by evidence
+ * first, then compare every store, persist and report. This is the API the Batch step, the local
+ * platform and the tests call:
+ *
+ * <pre>{@code
+ * ReconciliationReport report = reconciler.run(ReconciliationWindow.previousHour(now), "cron");
+ * }</pre>
+ *
+ * Resolution runs first so a payout resolved in this run is compared in its new state; the
+ * comparison itself writes nothing but the run's own rows (FR-26).
+ */
+public class Reconciler {
+
+  private final AmbiguityResolver resolver;
+  private final Detector detector;
+  private final RunStore runs;
+  private final PaydbReads reads;
+  private final ReconciliationSignals signals;
+
+  public Reconciler(
+      AmbiguityResolver resolver,
+      Detector detector,
+      RunStore runs,
+      PaydbReads reads,
+      ReconciliationSignals signals) {
+    this.resolver = resolver;
+    this.detector = detector;
+    this.runs = runs;
+    this.reads = reads;
+    this.signals = signals;
+  }
+
+  /**
+   * Runs once. Throws {@link SourceUnavailableException} (after recording the run as FAILED and
+   * logging {@code reconciliation.failed}) when a source cannot be read: a partial comparison is
+   * never reported as complete.
+   */
+  public ReconciliationReport run(ReconciliationWindow window, String triggeredBy) {
+    UUID runId = UUID.randomUUID();
+    Instant startedAt = reads.now();
+    runs.start(runId, window, triggeredBy, startedAt);
+    try {
+      ResolutionSummary resolutions = resolver.resolveAll();
+      Instant now = reads.now();
+      Detection detection = detector.detect(window, now);
+      Instant finishedAt = reads.now();
+      Duration oldest =
+          reads.oldestAmbiguousSince().map(s -> Duration.between(s, finishedAt)).orElse(null);
+      ReconciliationReport report =
+          new ReconciliationReport(
+              runId,
+              window,
+              triggeredBy,
+              startedAt,
+              finishedAt,
+              detection.counts(),
+              detection.findings(),
+              resolutions,
+              oldest);
+      runs.complete(report);
+      signals.completed(report);
+      return report;
+    } catch (RuntimeException e) {
+      Instant at = Instant.now();
+      try {
+        runs.fail(runId, e.toString(), at);
+      } catch (RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      signals.failed(runId, window, e, at);
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,55 @@
+package dev.fencepost.reconciliation;
+
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * {@code fencepost.reconciliation.*}: where the stores are and the reconciler's knobs (see {@link
+ * ReconciliationSettings} and docs/reconciliation.md).
+ *
+ * @param paydb paydb's connection; never Boot's {@code spring.datasource}, which is batchdb
+ * @param proxyBaseUrl the rail proxy's read API
+ * @param railStatementUrl the rail's statement (locally the rail stub, ADR 0071)
+ * @param httpTimeout timeout of one read from the proxy or the statement
+ * @param resolutionSla A-10's SLA
+ * @param settlementWindow how long "not found" must last before it is evidence of absence
+ * @param postingGrace how long a RAIL_ACKED payout may wait for a worker's posting
+ * @param lockWait wait for the account's lock
+ * @param sampleSize ids per {@code reconciliation.finding} event
+ * @param maxFindingsPerClass findings persisted per class and run
+ * @param reconcilerId the identity in the audit trail
+ */
+@ConfigurationProperties("fencepost.reconciliation")
+public record ReconciliationProperties(
+    Paydb paydb,
+    @DefaultValue("http://localhost:8082") String proxyBaseUrl,
+    @DefaultValue("http://localhost:8083") String railStatementUrl,
+    @DefaultValue("10s") Duration httpTimeout,
+    @DefaultValue("4h") Duration resolutionSla,
+    @DefaultValue("30m") Duration settlementWindow,
+    @DefaultValue("15m") Duration postingGrace,
+    @DefaultValue("2s") Duration lockWait,
+    @DefaultValue("20") int sampleSize,
+    @DefaultValue("1000") int maxFindingsPerClass,
+    @DefaultValue("reconciliation-job") String reconcilerId) {
+
+  /** paydb's connection, and whether to apply its changelog at start-up. */
+  public record Paydb(
+      @DefaultValue("jdbc:postgresql://localhost:5432/paydb") String url,
+      @DefaultValue("postgres") String username,
+      @DefaultValue("postgres") String password,
+      @DefaultValue("4") int maxPoolSize,
+      @DefaultValue("true") boolean migrate) {}
+
+  public ReconciliationSettings settings() {
+    return new ReconciliationSettings(
+        resolutionSla,
+        settlementWindow,
+        postingGrace,
+        lockWait,
+        sampleSize,
+        maxFindingsPerClass,
+        reconcilerId);
+  }
+}

@@ -1,0 +1,56 @@
+package dev.fencepost.reconciliation;
+
+import dev.fencepost.lock.client.LockTemplate;
+import dev.fencepost.testsupport.logging.CapturedEvents;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The reconciliation application against the real stack, one Spring context for every test class
+ * that extends this (same configuration, so it is cached). Each test gets a {@link World} with a
+ * fresh paydb; the application's own paydb serves the actuator tests.
+ */
+@SpringBootTest(
+    classes = ReconciliationApplication.class,
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+abstract class ReconciliationTestBase {
+
+  static final TestStack STACK = TestStack.get();
+
+  @DynamicPropertySource
+  static void wire(DynamicPropertyRegistry registry) {
+    registry.add("spring.datasource.url", STACK.batchdb::jdbcUrl);
+    registry.add("spring.datasource.username", STACK.batchdb::username);
+    registry.add("spring.datasource.password", STACK.batchdb::password);
+    registry.add("fencepost.reconciliation.paydb.url", STACK.appPaydb::jdbcUrl);
+    registry.add("fencepost.reconciliation.paydb.username", STACK.appPaydb::username);
+    registry.add("fencepost.reconciliation.paydb.password", STACK.appPaydb::password);
+    registry.add("fencepost.reconciliation.proxy-base-url", STACK::proxyUrl);
+    registry.add("fencepost.reconciliation.rail-statement-url", STACK::stubUrl);
+    registry.add("fencepost.lock.client.base-url", STACK::lockServerUrl);
+    registry.add("logging.structured.format.console", () -> "");
+  }
+
+  @Autowired LockTemplate locks;
+  @LocalServerPort int port;
+
+  final CapturedEvents events = new CapturedEvents();
+  World world;
+
+  @BeforeEach
+  void newWorld() {
+    world = new World(locks);
+    events.start(); // after every Spring context has started (it re-initialises logging)
+  }
+
+  @AfterEach
+  void closeWorld() {
+    events.stop();
+    world.close();
+  }
+}

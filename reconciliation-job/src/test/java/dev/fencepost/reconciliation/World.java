@@ -1,0 +1,234 @@
+package dev.fencepost.reconciliation;
+
+import dev.fencepost.lock.client.LockTemplate;
+import dev.fencepost.payment.AccountId;
+import dev.fencepost.payment.Actor;
+import dev.fencepost.payment.PaydbFixtures;
+import dev.fencepost.payment.PaymentResource;
+import dev.fencepost.payment.Payout;
+import dev.fencepost.payment.PayoutId;
+import dev.fencepost.testsupport.postgres.PostgresDatabase;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * One test's world: a fresh paydb (so deliberate corruption never leaks into another test), the
+ * shared stub, proxies and lock server, a payout worker that follows UC-01 against them, and a
+ * reconciler over it all.
+ */
+final class World {
+
+  static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final AtomicInteger ACCOUNTS = new AtomicInteger();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+
+  final TestStack stack = TestStack.get();
+  final PostgresDatabase paydbDatabase;
+  final DataSource paydb;
+  final PaymentResource payments;
+  final PaydbFixtures fixtures;
+  final JdbcClient sql;
+  final LockTemplate locks;
+  final MeterRegistry meters = new SimpleMeterRegistry();
+  final Instant startedAt;
+
+  World(LockTemplate locks) {
+    this.locks = locks;
+    this.paydbDatabase = stack.postgres.createDatabase("recon_paydb");
+    this.paydb = paydbDatabase.dataSource();
+    PaydbMigration.apply(paydb);
+    this.payments = new PaymentResource(paydb, meters);
+    this.fixtures = new PaydbFixtures(paydb, "reconciliation-test");
+    this.sql = JdbcClient.create(paydb);
+    send("DELETE", stack.stubUrl() + "/rail/admin/movements", null);
+    send("DELETE", stack.stubUrl() + "/rail/admin/faults", null);
+    this.startedAt = Instant.now().minusMillis(1);
+  }
+
+  /** The window a test reconciles: from its own start to a moment after its last write. */
+  ReconciliationWindow window() {
+    return new ReconciliationWindow(startedAt, Instant.now().plusSeconds(1));
+  }
+
+  ReconciliationSettings settings() {
+    return ReconciliationSettings.defaults("reconciler-test");
+  }
+
+  Reconciler reconciler(ReconciliationSettings settings) {
+    return reconciler(settings, stack.proxyUrl());
+  }
+
+  Reconciler reconciler(ReconciliationSettings settings, String proxyUrl) {
+    PaydbReads reads = new PaydbReads(paydb);
+    ProxyReadClient proxy = new ProxyReadClient(proxyUrl, Duration.ofSeconds(5));
+    return new Reconciler(
+        new AmbiguityResolver(payments, reads, proxy, locks, settings),
+        new Detector(
+            reads,
+            payments,
+            proxy,
+            new RailStatement(stack.stubUrl(), Duration.ofSeconds(5)),
+            settings),
+        new RunStore(paydb),
+        reads,
+        new ReconciliationSignals(meters, reads, settings.sampleSize()));
+  }
+
+  OperatorActions operatorActions(ReconciliationSettings settings) {
+    return new OperatorActions(payments, new PaydbReads(paydb), locks, settings, meters);
+  }
+
+  AccountId account(long funding) {
+    AccountId id =
+        AccountId.of(
+            "acc-recon-" + ProcessHandle.current().pid() + "-" + ACCOUNTS.incrementAndGet());
+    fixtures.createAccount(id, funding);
+    return id;
+  }
+
+  Payout pending(AccountId account, long amount) {
+    return fixtures.createPendingPayout(account, amount, "EUR", "ben-" + account.value());
+  }
+
+  /** A funded account with one PENDING payout. */
+  Payout pending() {
+    return pending(account(100_000), 2_500);
+  }
+
+  /** How far the worker goes before it "dies". */
+  enum Until {
+    POSTED,
+    ACKED_NOT_POSTED
+  }
+
+  /**
+   * UC-01 as a worker does it, through the real lock server and the real proxy: acquire, claim,
+   * submit with the token, record the outcome, post. Stops early when asked (a worker that died).
+   */
+  Payout execute(Payout payout, Until until) {
+    return execute(payout, until, stack.proxyUrl());
+  }
+
+  Payout execute(Payout payout, Until until, String proxyUrl) {
+    Actor worker = Actor.worker("test-worker");
+    return locks.execute(
+        payout.accountId().lockKey(),
+        Duration.ofSeconds(5),
+        lock -> {
+          PayoutId id = payout.id();
+          payments.claim(id, lock.token(), worker);
+          JsonNode answer = submit(proxyUrl, payout, lock.token().value());
+          payments.markSubmitted(id, lock.token(), worker);
+          String outcome = answer.path("outcome").asString();
+          switch (outcome) {
+            case "ACKED" -> {
+              payments.recordRailAcked(
+                  id, lock.token(), worker, answer.path("railReference").asString());
+              if (until == Until.POSTED) {
+                return payments.post(id, lock.token(), worker);
+              }
+              return payments.findPayout(id).orElseThrow();
+            }
+            case "REJECTED" -> {
+              return payments.recordRailDeclined(
+                  id, lock.token(), worker, answer.path("declineCode").asString());
+            }
+            default -> {
+              return payments.recordRailTimeout(id, lock.token(), worker, "rail " + outcome);
+            }
+          }
+        });
+  }
+
+  /** POSTs a submission to a proxy; the answer's body (ACKED, REJECTED or TIMEOUT). */
+  JsonNode submit(String proxyUrl, Payout payout, long token) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("payoutId", payout.id().toString());
+    body.put("accountId", payout.accountId().value());
+    body.put("fencingToken", token);
+    body.put("clientReference", payout.clientReference());
+    body.put("amountMinor", payout.amountMinor());
+    body.put("currency", payout.currency());
+    body.put("beneficiaryRef", payout.beneficiaryRef());
+    HttpResponse<String> response =
+        send("POST", proxyUrl + "/v1/submissions", JSON.writeValueAsString(body));
+    if (response.statusCode() != 200) {
+      throw new IllegalStateException(
+          "proxy answered " + response.statusCode() + ": " + response.body());
+    }
+    return JSON.readTree(response.body());
+  }
+
+  /** Sets the stub's fault plan: per-client-reference overrides and the lookup lag. */
+  void faults(Map<String, String> overrides, Duration lookupLag) {
+    Map<String, Object> plan = new LinkedHashMap<>();
+    plan.put("rates", Map.of());
+    plan.put("overrides", overrides);
+    plan.put("lookupLagMillis", lookupLag.toMillis());
+    HttpResponse<String> r =
+        send("PUT", stack.stubUrl() + "/rail/admin/faults", JSON.writeValueAsString(plan));
+    if (r.statusCode() / 100 != 2) {
+      throw new IllegalStateException("fault plan refused: " + r.body());
+    }
+  }
+
+  /** Every movement the rail made (the stub's ground truth). */
+  JsonNode movements() {
+    return JSON.readTree(send("GET", stack.stubUrl() + "/rail/admin/movements", null).body())
+        .path("movements");
+  }
+
+  int movementCount(String clientReference) {
+    int n = 0;
+    for (JsonNode m : movements()) {
+      if (clientReference.equals(m.path("clientReference").asString())) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  static HttpResponse<String> send(String method, String url, String body) {
+    HttpRequest.Builder builder =
+        HttpRequest.newBuilder(URI.create(url))
+            .timeout(Duration.ofSeconds(30))
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body));
+    if (body != null) {
+      builder.header("Content-Type", "application/json");
+    }
+    try {
+      return HTTP.send(builder.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new IllegalStateException(method + " " + url + " failed", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  void close() {
+    paydbDatabase.close();
+  }
+}
