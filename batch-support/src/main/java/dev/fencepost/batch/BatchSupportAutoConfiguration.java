@@ -11,8 +11,8 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.batch.autoconfigure.BatchJobLauncherAutoConfiguration;
 import org.springframework.boot.batch.autoconfigure.BatchProperties;
 import org.springframework.boot.batch.autoconfigure.JobLauncherApplicationRunner;
@@ -36,9 +36,18 @@ public final class BatchSupportAutoConfiguration {
   /** Boot's start-up runner, but every run a new instance (replaces Boot's, same properties). */
   @Bean
   @ConditionalOnMissingBean(JobLauncherApplicationRunner.class)
-  @ConditionalOnBooleanProperty(name = "spring.batch.job.enabled", matchIfMissing = true)
-  UniqueLaunchJobRunner uniqueLaunchJobRunner(JobOperator jobOperator, BatchProperties properties) {
+  @ConditionalOnProperty(
+      name = "spring.batch.job.enabled",
+      havingValue = "true",
+      matchIfMissing = true)
+  UniqueLaunchJobRunner uniqueLaunchJobRunner(
+      JobOperator jobOperator,
+      BatchProperties properties,
+      ObjectProvider<Job> jobs,
+      ObjectProvider<JobRegistry> registry) {
     UniqueLaunchJobRunner runner = new UniqueLaunchJobRunner(jobOperator);
+    runner.setJobs(jobs.orderedStream().toList());
+    registry.ifAvailable(runner::setJobRegistry);
     String jobName = properties.getJob().getName();
     if (StringUtils.hasText(jobName)) {
       runner.setJobName(jobName);

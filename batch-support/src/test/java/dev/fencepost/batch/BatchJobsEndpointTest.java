@@ -70,6 +70,7 @@ class BatchJobsEndpointTest {
   static void start() {
     context =
         new SpringApplicationBuilder(SampleJobs.class)
+            .properties(BatchDefaults.properties())
             .run(
                 "--server.port=0",
                 "--server.address=127.0.0.1",
