@@ -1,0 +1,339 @@
+package dev.fencepost.payoutjob;
+
+import dev.fencepost.lock.FencedOutException;
+import dev.fencepost.lock.FencingToken;
+import dev.fencepost.lock.LockKey;
+import dev.fencepost.lock.LockLostException;
+import dev.fencepost.lock.client.HeldLock;
+import dev.fencepost.lock.client.LockTemplate;
+import dev.fencepost.payment.Actor;
+import dev.fencepost.payment.IllegalTransitionException;
+import dev.fencepost.payment.PaymentResource;
+import dev.fencepost.payment.Payout;
+import dev.fencepost.payment.PayoutId;
+import dev.fencepost.payment.PayoutState;
+import dev.fencepost.payoutjob.PayoutFailpoint.Point;
+import dev.fencepost.payoutjob.RailProxyClient.Answered;
+import dev.fencepost.payoutjob.RailProxyClient.Duplicate;
+import dev.fencepost.payoutjob.RailProxyClient.Found;
+import dev.fencepost.payoutjob.RailProxyClient.Lookup;
+import dev.fencepost.payoutjob.RailProxyClient.NoAnswer;
+import dev.fencepost.payoutjob.RailProxyClient.NotFound;
+import dev.fencepost.payoutjob.RailProxyClient.NothingSent;
+import dev.fencepost.payoutjob.RailProxyClient.OutcomeNotRecorded;
+import dev.fencepost.payoutjob.RailProxyClient.Refused;
+import dev.fencepost.payoutjob.RailProxyClient.StaleToken;
+import dev.fencepost.payoutjob.RailProxyClient.Submission;
+import dev.fencepost.payoutjob.RailProxyClient.SubmitAnswer;
+import dev.fencepost.payoutjob.RailProxyClient.Unavailable;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One payout, start to finish, under the account's fenced lock (UC-01; recovery UC-04). The token
+ * is passed explicitly from the grant to each guard (spec 02 section 2.6 step 3), never through
+ * ambient state.
+ *
+ * <ol>
+ *   <li>Acquire {@code payout:{accountId}} with {@link LockTemplate#tryExecute}: held by another
+ *       worker means skip (UC-02); lock service unreachable propagates {@code
+ *       LockServiceUnavailableException} after the starter's bounded jittered retries, so nothing
+ *       is claimed without a grant (FR-27, FR-28, UC-08).
+ *   <li>Re-read the payout inside the grant (FR-14) and act on its state, never on the snapshot
+ *       that made it a candidate, and never on elapsed time (FR-24).
+ *   <li>{@link HeldLock#ensureHeld()} right before each side effect (FR-13; liveness only: the
+ *       guards are the safety, INV-05).
+ *   <li>A fenced refusal at either guard aborts this payout at once; its token is never used again
+ *       (UC-03, FR-16).
+ * </ol>
+ *
+ * <p>Recovery by state and the proxy's record: CLAIMED with no proxy record was never sent, so it
+ * is re-claimed and submitted; CLAIMED or RAIL_SUBMITTED with a record is resolved from the record
+ * (an unresolved or TIMEOUT record is RAIL_AMBIGUOUS, FR-23); RAIL_ACKED is posted.
+ */
+public final class PayoutExecutor {
+
+  private static final Logger log = LoggerFactory.getLogger(PayoutExecutor.class);
+
+  private final LockTemplate locks;
+  private final PaymentResource paydb;
+  private final RailProxyClient proxy;
+  private final PayoutFailpoint failpoint;
+  private final Actor worker;
+  private final Duration lockWait;
+  private final Map<PayoutOutcome, Counter> outcomes = new EnumMap<>(PayoutOutcome.class);
+  private final Map<PayoutOutcome, Timer> durations = new EnumMap<>(PayoutOutcome.class);
+
+  public PayoutExecutor(
+      LockTemplate locks,
+      PaymentResource paydb,
+      RailProxyClient proxy,
+      PayoutFailpoint failpoint,
+      String workerId,
+      Duration lockWait,
+      MeterRegistry meters) {
+    this.locks = locks;
+    this.paydb = paydb;
+    this.proxy = proxy;
+    this.failpoint = failpoint;
+    this.worker = Actor.worker(workerId);
+    this.lockWait = lockWait;
+    for (PayoutOutcome outcome : PayoutOutcome.values()) {
+      outcomes.put(
+          outcome,
+          Counter.builder("fencepost.payout.job.outcomes")
+              .description("Payout attempts by how they ended")
+              .tag("outcome", outcome.name())
+              .register(meters));
+      durations.put(
+          outcome,
+          Timer.builder("fencepost.payout.job.duration")
+              .description("One payout attempt, lock acquire to release")
+              .tag("outcome", outcome.name())
+              .register(meters));
+    }
+  }
+
+  /** The worker identity recorded on claims and audit rows. */
+  public Actor worker() {
+    return worker;
+  }
+
+  /**
+   * Executes or recovers {@code candidate} (a snapshot used only for its id and account).
+   *
+   * @throws dev.fencepost.lock.LockServiceUnavailableException when no grant can be had: fail
+   *     closed, nothing was done
+   */
+  public PayoutResult execute(Payout candidate) {
+    long started = System.nanoTime();
+    LockKey key = LockKey.forPayoutAccount(candidate.accountId().value());
+    PayoutResult result;
+    try {
+      Optional<PayoutResult> done =
+          locks.tryExecute(key, lockWait, lock -> underGrant(candidate.id(), key, lock));
+      result =
+          done.orElseGet(
+              () -> new PayoutResult(candidate.id(), PayoutOutcome.SKIPPED_LOCK_HELD, "lock held"));
+    } catch (FencedOutException e) {
+      // paydb refused: payment-resource has logged lock.fenced_out (guard=paydb) with both values.
+      result =
+          new PayoutResult(
+              candidate.id(),
+              PayoutOutcome.FENCED_OUT,
+              "paydb fence " + e.storedFence() + " > token " + e.presentedToken());
+    } catch (LockLostException e) {
+      log.atWarn()
+          .addKeyValue("event", "payout.aborted")
+          .addKeyValue("payoutId", candidate.id())
+          .addKeyValue("accountId", candidate.accountId())
+          .addKeyValue("key", key)
+          .addKeyValue("reason", e.reason())
+          .log(
+              "lock on {} lost before a side effect; payout {} left for recovery",
+              key,
+              candidate.id());
+      result =
+          new PayoutResult(candidate.id(), PayoutOutcome.LOCK_LOST, String.valueOf(e.reason()));
+    }
+    outcomes.get(result.outcome()).increment();
+    durations.get(result.outcome()).record(Duration.ofNanos(System.nanoTime() - started));
+    log.atInfo()
+        .addKeyValue("event", "payout.attempt")
+        .addKeyValue("payoutId", result.payoutId())
+        .addKeyValue("accountId", candidate.accountId())
+        .addKeyValue("outcome", result.outcome())
+        .addKeyValue("detail", result.detail())
+        .addKeyValue("worker", worker.id())
+        .log("payout {} {}", result.payoutId(), result.outcome());
+    return result;
+  }
+
+  private PayoutResult underGrant(PayoutId id, LockKey key, HeldLock lock) {
+    FencingToken token = lock.token();
+    Payout payout = paydb.findPayout(id).orElseThrow(); // FR-14: the truth is this re-read
+    try {
+      return switch (payout.state()) {
+        case POSTED, FAILED, ABANDONED ->
+            result(id, PayoutOutcome.ALREADY_TERMINAL, "found " + payout.state());
+        case RAIL_AMBIGUOUS -> result(id, PayoutOutcome.LEFT_AMBIGUOUS, "reconciler resolves it");
+        case PENDING -> fromPending(payout, key, lock, token);
+        case CLAIMED -> fromClaimed(payout, key, lock, token);
+        case RAIL_SUBMITTED -> fromSubmitted(payout, lock, token);
+        case RAIL_ACKED -> post(payout, lock, token);
+      };
+    } catch (IllegalTransitionException e) {
+      // Under a valid grant nobody else can move this payout; a refusal here is a defect signal.
+      log.atError()
+          .addKeyValue("event", "payout.unexpected_transition_refusal")
+          .addKeyValue("payoutId", id)
+          .addKeyValue("token", token.value())
+          .addKeyValue("state", payout.state())
+          .log("paydb refused a transition of {} under a valid grant: {}", id, e.getMessage());
+      return result(id, PayoutOutcome.DEFERRED, "transition refused: " + e.getMessage());
+    }
+  }
+
+  private PayoutResult fromPending(Payout payout, LockKey key, HeldLock lock, FencingToken token) {
+    lock.ensureHeld();
+    Payout claimed = paydb.claim(payout.id(), token, worker);
+    if (claimed.state() == PayoutState.FAILED) {
+      return result(payout.id(), PayoutOutcome.FAILED_INSUFFICIENT_FUNDS, claimed.failureReason());
+    }
+    failpoint.reached(Point.CLAIMED, claimed);
+    return submit(claimed, key, lock, token);
+  }
+
+  private PayoutResult fromClaimed(Payout payout, LockKey key, HeldLock lock, FencingToken token) {
+    Lookup record = proxy.find(payout.id());
+    logRecovery(payout, token, record);
+    if (record instanceof NotFound) {
+      // No record: nothing was ever sent (FR-24), so this holder takes it over and submits.
+      lock.ensureHeld();
+      Payout reclaimed = paydb.reclaim(payout.id(), token, worker);
+      return submit(reclaimed, key, lock, token);
+    }
+    if (record instanceof Found found) {
+      return fromRecord(payout, found.submission(), lock, token);
+    }
+    return result(
+        payout.id(), PayoutOutcome.DEFERRED, "proxy record: " + ((Unavailable) record).reason());
+  }
+
+  private PayoutResult fromSubmitted(Payout payout, HeldLock lock, FencingToken token) {
+    Lookup record = proxy.find(payout.id());
+    logRecovery(payout, token, record);
+    if (record instanceof Found found) {
+      return fromRecord(payout, found.submission(), lock, token);
+    }
+    if (record instanceof NotFound) {
+      // Cannot happen by construction (markSubmitted follows the proxy's intent); conservative.
+      lock.ensureHeld();
+      paydb.recordOutcomeMissing(payout.id(), token, worker);
+      return result(payout.id(), PayoutOutcome.AMBIGUOUS, "submitted but no proxy record");
+    }
+    return result(
+        payout.id(), PayoutOutcome.DEFERRED, "proxy record: " + ((Unavailable) record).reason());
+  }
+
+  private PayoutResult submit(Payout claimed, LockKey key, HeldLock lock, FencingToken token) {
+    lock.ensureHeld();
+    SubmitAnswer answer = proxy.submit(claimed, token);
+    if (answer instanceof Answered answered) {
+      failpoint.reached(Point.PROXY_ANSWERED, claimed);
+      return fromRecord(
+          claimed,
+          new Submission(
+              claimed.id().toString(),
+              token.value(),
+              answered.outcome(),
+              answered.railReference(),
+              answered.declineCode()),
+          lock,
+          token);
+    }
+    if (answer instanceof StaleToken stale) {
+      log.atWarn()
+          .addKeyValue("event", "lock.fenced_out")
+          .addKeyValue("guard", "rail-proxy")
+          .addKeyValue("key", key)
+          .addKeyValue("presentedToken", stale.presentedToken())
+          .addKeyValue("storedFence", stale.highWater())
+          .addKeyValue("owner", worker.id())
+          .addKeyValue("payoutId", claimed.id())
+          .log("rail proxy refused token {} for {}", token.value(), claimed.id());
+      return result(
+          claimed.id(), PayoutOutcome.FENCED_OUT, "proxy high-water " + stale.highWater());
+    }
+    if (answer instanceof Duplicate duplicate) {
+      log.atWarn()
+          .addKeyValue("event", "rail.submission.duplicate_refused")
+          .addKeyValue("payoutId", claimed.id())
+          .addKeyValue("token", token.value())
+          .addKeyValue("existingToken", duplicate.existing().fencingToken())
+          .addKeyValue("existingOutcome", duplicate.existing().outcome())
+          .log("proxy already has a submission for {}; resolving from it", claimed.id());
+      return fromRecord(claimed, duplicate.existing(), lock, token);
+    }
+    if (answer instanceof OutcomeNotRecorded) {
+      failpoint.reached(Point.PROXY_ANSWERED, claimed);
+      return fromRecord(
+          claimed,
+          new Submission(claimed.id().toString(), token.value(), null, null, null),
+          lock,
+          token);
+    }
+    if (answer instanceof NothingSent nothing) {
+      return result(claimed.id(), PayoutOutcome.DEFERRED, "proxy: " + nothing.code());
+    }
+    if (answer instanceof NoAnswer none) {
+      // The intent may or may not be recorded: leave CLAIMED; the proxy's record decides later.
+      return result(claimed.id(), PayoutOutcome.DEFERRED, "no answer from proxy: " + none.reason());
+    }
+    Refused refused = (Refused) answer;
+    log.atError()
+        .addKeyValue("event", "rail.submission.refused")
+        .addKeyValue("payoutId", claimed.id())
+        .addKeyValue("status", refused.status())
+        .log("proxy refused the submission of {}: {}", claimed.id(), refused.body());
+    return result(claimed.id(), PayoutOutcome.DEFERRED, "proxy refused " + refused.status());
+  }
+
+  /** Moves a CLAIMED or RAIL_SUBMITTED payout on from what the proxy recorded. */
+  private PayoutResult fromRecord(
+      Payout payout, Submission record, HeldLock lock, FencingToken token) {
+    PayoutId id = payout.id();
+    if (payout.state() == PayoutState.CLAIMED) {
+      lock.ensureHeld();
+      payout = paydb.markSubmitted(id, token, worker);
+    }
+    String outcome = record.outcome();
+    if ("ACKED".equals(outcome)) {
+      lock.ensureHeld();
+      Payout acked = paydb.recordRailAcked(id, token, worker, record.railReference());
+      return post(acked, lock, token);
+    }
+    if ("REJECTED".equals(outcome)) {
+      lock.ensureHeld();
+      paydb.recordRailDeclined(id, token, worker, record.declineCode());
+      return result(id, PayoutOutcome.FAILED_DECLINED, record.declineCode());
+    }
+    lock.ensureHeld();
+    if ("TIMEOUT".equals(outcome)) {
+      paydb.recordRailTimeout(id, token, worker, "proxy recorded TIMEOUT");
+      return result(id, PayoutOutcome.AMBIGUOUS, "rail timeout");
+    }
+    paydb.recordOutcomeMissing(id, token, worker);
+    return result(id, PayoutOutcome.AMBIGUOUS, "no recorded outcome");
+  }
+
+  private PayoutResult post(Payout acked, HeldLock lock, FencingToken token) {
+    failpoint.reached(Point.RAIL_ACKED, acked);
+    lock.ensureHeld();
+    paydb.post(acked.id(), token, worker);
+    return result(acked.id(), PayoutOutcome.POSTED, "");
+  }
+
+  private void logRecovery(Payout payout, FencingToken token, Lookup record) {
+    log.atInfo()
+        .addKeyValue("event", "payout.recovery")
+        .addKeyValue("payoutId", payout.id())
+        .addKeyValue("accountId", payout.accountId())
+        .addKeyValue("token", token.value())
+        .addKeyValue("state", payout.state())
+        .addKeyValue("claimedBy", payout.claimedBy())
+        .addKeyValue("proxyRecord", record.getClass().getSimpleName())
+        .log("recovering {} from {} ({})", payout.id(), payout.state(), record);
+  }
+
+  private static PayoutResult result(PayoutId id, PayoutOutcome outcome, String detail) {
+    return new PayoutResult(id, outcome, detail == null ? "" : detail);
+  }
+}

@@ -1,0 +1,148 @@
+package dev.fencepost.payoutjob;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencepost.lock.client.LockTemplate;
+import dev.fencepost.payment.PaymentResource;
+import dev.fencepost.payment.Payout;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import javax.sql.DataSource;
+import org.springframework.batch.core.configuration.annotation.StepScope;
+import org.springframework.batch.core.job.Job;
+import org.springframework.batch.core.job.builder.JobBuilder;
+import org.springframework.batch.core.repository.JobRepository;
+import org.springframework.batch.core.step.Step;
+import org.springframework.batch.core.step.builder.StepBuilder;
+import org.springframework.batch.infrastructure.item.ItemProcessor;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.jdbc.DataSourceBuilder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * payoutJob: one chunk-oriented step, {@code payoutStep}, reading candidate payouts, executing each
+ * under its account's lock ({@link PayoutExecutor}) and tallying the outcomes. The chunk size is
+ * one: each payout's effects are committed by payment-resource and the proxy inside its grant, and
+ * the job repository records progress after every payout, so a killed worker loses nothing a
+ * recovery cannot find from paydb and the proxy (UC-04).
+ *
+ * <p>paydb is a non-default-candidate DataSource ({@code fencepost.payout.paydb.*}) so that Boot's
+ * auto-configuration (Batch, Liquibase, health) keeps to batchdb ({@code spring.datasource.*}, see
+ * batch-support). The job never migrates paydb.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(PayoutJobProperties.class)
+public class PayoutJobConfiguration {
+
+  /** The job's name, for launches and the actuator endpoint. */
+  public static final String JOB_NAME = "payoutJob";
+
+  @Bean(defaultCandidate = false)
+  @Qualifier("paydb")
+  HikariDataSource paydbDataSource(PayoutJobProperties properties) {
+    PayoutJobProperties.Paydb paydb = properties.getPaydb();
+    HikariDataSource dataSource =
+        DataSourceBuilder.create()
+            .type(HikariDataSource.class)
+            .url(paydb.getUrl())
+            .username(paydb.getUsername())
+            .password(paydb.getPassword())
+            .build();
+    dataSource.setMaximumPoolSize(paydb.getMaxPoolSize());
+    dataSource.setPoolName("paydb");
+    return dataSource;
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  PaymentResource paymentResource(@Qualifier("paydb") DataSource paydb, MeterRegistry meters) {
+    return new PaymentResource(paydb, meters);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  RailProxyClient railProxyClient(PayoutJobProperties properties) {
+    PayoutJobProperties.Proxy proxy = properties.getProxy();
+    return new RailProxyClient(
+        proxy.getBaseUrl(), proxy.getConnectTimeout(), proxy.getTimeout(), proxy.getReadTimeout());
+  }
+
+  /** No-op in production; tests bind one that stops a worker at a chosen point (UC-04). */
+  @Bean
+  @ConditionalOnMissingBean
+  PayoutFailpoint payoutFailpoint() {
+    return PayoutFailpoint.NONE;
+  }
+
+  @Bean
+  PayoutExecutor payoutExecutor(
+      LockTemplate locks,
+      PaymentResource paydb,
+      RailProxyClient proxy,
+      PayoutFailpoint failpoint,
+      PayoutJobProperties properties,
+      MeterRegistry meters) {
+    String workerId =
+        properties.getWorkerId().isBlank() ? defaultWorkerId() : properties.getWorkerId();
+    return new PayoutExecutor(
+        locks, paydb, proxy, failpoint, workerId, properties.getLockWait(), meters);
+  }
+
+  @Bean
+  @StepScope
+  PayoutCandidateReader payoutCandidateReader(PaymentResource paydb, PayoutJobProperties props) {
+    return new PayoutCandidateReader(paydb, props.getPageSize(), props.getMaxAttemptsPerRun());
+  }
+
+  @Bean
+  @StepScope
+  PayoutStepTally payoutStepTally() {
+    return new PayoutStepTally();
+  }
+
+  @Bean
+  Step payoutStep(
+      JobRepository repository,
+      PlatformTransactionManager transactionManager,
+      PayoutCandidateReader reader,
+      PayoutExecutor executor,
+      PayoutStepTally tally) {
+    ItemProcessor<Payout, PayoutResult> processor =
+        candidate -> {
+          PayoutResult result = executor.execute(candidate);
+          if (result.outcome() == PayoutOutcome.SKIPPED_LOCK_HELD) {
+            tally.skipped();
+            return null; // filtered: counted as skipped, another worker has it (UC-02)
+          }
+          return result;
+        };
+    return new StepBuilder("payoutStep", repository)
+        .<Payout, PayoutResult>chunk(1, transactionManager)
+        .reader(reader)
+        .processor(processor)
+        .writer(tally)
+        .listener(tally)
+        .build();
+  }
+
+  @Bean
+  Job payoutJob(JobRepository repository, Step payoutStep) {
+    return new JobBuilder(JOB_NAME, repository).start(payoutStep).build();
+  }
+
+  static String defaultWorkerId() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      host = "localhost";
+    }
+    return ("payout-job@" + host + ":" + ManagementFactory.getRuntimeMXBean().getPid())
+        .replaceAll("\\s", "");
+  }
+}

@@ -1,0 +1,217 @@
+package dev.fencepost.payoutjob;
+
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/** Settings of the payout job ({@code fencepost.payout.*}); see docs/payout-job.md. */
+@ConfigurationProperties("fencepost.payout")
+public class PayoutJobProperties {
+
+  /**
+   * Identity of this worker, recorded as the claimer and on every audit row (FR-30). Empty means
+   * {@code payout-job@<host>:<pid>}.
+   */
+  private String workerId = "";
+
+  /**
+   * How long to wait for an account's lock held by another worker before skipping the payout for
+   * this run (UC-02: another worker is doing it; a later run takes it).
+   */
+  private Duration lockWait = Duration.ofMillis(250);
+
+  /** Candidates fetched per query (1..1000). */
+  private int pageSize = 100;
+
+  /**
+   * Times one payout may be taken up within one run; bounds a run that keeps meeting the same held
+   * lock or an unreachable proxy, so every run ends.
+   */
+  private int maxAttemptsPerRun = 3;
+
+  /** Exit the process with the job's exit code when the start-up run ends (CronJob mode). */
+  private boolean exitWhenDone = false;
+
+  private final Proxy proxy = new Proxy();
+
+  private final Paydb paydb = new Paydb();
+
+  private final Loop loop = new Loop();
+
+  public String getWorkerId() {
+    return workerId;
+  }
+
+  public void setWorkerId(String workerId) {
+    this.workerId = workerId;
+  }
+
+  public Duration getLockWait() {
+    return lockWait;
+  }
+
+  public void setLockWait(Duration lockWait) {
+    this.lockWait = lockWait;
+  }
+
+  public int getPageSize() {
+    return pageSize;
+  }
+
+  public void setPageSize(int pageSize) {
+    this.pageSize = pageSize;
+  }
+
+  public int getMaxAttemptsPerRun() {
+    return maxAttemptsPerRun;
+  }
+
+  public void setMaxAttemptsPerRun(int maxAttemptsPerRun) {
+    this.maxAttemptsPerRun = maxAttemptsPerRun;
+  }
+
+  public boolean isExitWhenDone() {
+    return exitWhenDone;
+  }
+
+  public void setExitWhenDone(boolean exitWhenDone) {
+    this.exitWhenDone = exitWhenDone;
+  }
+
+  public Proxy getProxy() {
+    return proxy;
+  }
+
+  public Paydb getPaydb() {
+    return paydb;
+  }
+
+  public Loop getLoop() {
+    return loop;
+  }
+
+  /** The rail proxy, the second guard. */
+  public static class Proxy {
+
+    /** Base URL of rail-proxy-app. */
+    private String baseUrl = "http://localhost:8082";
+
+    /**
+     * Whole submit exchange. Longer than the proxy's own rail timeout (10 s, A-07) so that the
+     * proxy, not this client, decides and records a rail timeout; a timeout here leaves the payout
+     * CLAIMED for recovery by the proxy's record (FR-24).
+     */
+    private Duration timeout = Duration.ofSeconds(15);
+
+    /** Opening a connection to the proxy. */
+    private Duration connectTimeout = Duration.ofSeconds(2);
+
+    /** One read of a submission record (recovery). */
+    private Duration readTimeout = Duration.ofSeconds(5);
+
+    public String getBaseUrl() {
+      return baseUrl;
+    }
+
+    public void setBaseUrl(String baseUrl) {
+      this.baseUrl = baseUrl;
+    }
+
+    public Duration getTimeout() {
+      return timeout;
+    }
+
+    public void setTimeout(Duration timeout) {
+      this.timeout = timeout;
+    }
+
+    public Duration getConnectTimeout() {
+      return connectTimeout;
+    }
+
+    public void setConnectTimeout(Duration connectTimeout) {
+      this.connectTimeout = connectTimeout;
+    }
+
+    public Duration getReadTimeout() {
+      return readTimeout;
+    }
+
+    public void setReadTimeout(Duration readTimeout) {
+      this.readTimeout = readTimeout;
+    }
+  }
+
+  /** paydb, through payment-resource (the first guard). batchdb is {@code spring.datasource.*}. */
+  public static class Paydb {
+
+    /** JDBC URL of paydb. */
+    private String url = "jdbc:postgresql://localhost:5432/paydb";
+
+    /** paydb user (local-development default). */
+    private String username = "postgres";
+
+    /** paydb password (local-development default). */
+    private String password = "postgres";
+
+    /** Connections to paydb. */
+    private int maxPoolSize = 4;
+
+    public String getUrl() {
+      return url;
+    }
+
+    public void setUrl(String url) {
+      this.url = url;
+    }
+
+    public String getUsername() {
+      return username;
+    }
+
+    public void setUsername(String username) {
+      this.username = username;
+    }
+
+    public String getPassword() {
+      return password;
+    }
+
+    public void setPassword(String password) {
+      this.password = password;
+    }
+
+    public int getMaxPoolSize() {
+      return maxPoolSize;
+    }
+
+    public void setMaxPoolSize(int maxPoolSize) {
+      this.maxPoolSize = maxPoolSize;
+    }
+  }
+
+  /** Deployment mode (ADR 0060): run the job again and again in one long-lived process. */
+  public static class Loop {
+
+    /** Whether this process runs payoutJob in a loop (set spring.batch.job.enabled=false). */
+    private boolean enabled = false;
+
+    /** Pause after a run that found nothing to do, or failed (e.g. lock service down). */
+    private Duration idlePause = Duration.ofSeconds(5);
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public Duration getIdlePause() {
+      return idlePause;
+    }
+
+    public void setIdlePause(Duration idlePause) {
+      this.idlePause = idlePause;
+    }
+  }
+}

@@ -1,0 +1,77 @@
+package dev.fencepost.payoutjob;
+
+import dev.fencepost.lock.LockServiceUnavailableException;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.StringJoiner;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.batch.core.ExitStatus;
+import org.springframework.batch.core.listener.StepExecutionListener;
+import org.springframework.batch.core.step.StepExecution;
+import org.springframework.batch.infrastructure.item.Chunk;
+import org.springframework.batch.infrastructure.item.ItemWriter;
+
+/**
+ * The step's writer and exit status. Writing changes nothing (each payout's changes were committed
+ * by payment-resource inside the grant); it tallies outcomes, and the exit status carries them:
+ * {@code COMPLETED} with a description such as {@code POSTED=12 AMBIGUOUS=1 SKIPPED_LOCK_HELD=3},
+ * or {@code FAILED_LOCK_SERVICE_UNAVAILABLE} when the lock service could not be reached and the run
+ * stopped without claiming anything (UC-08, FR-27). One instance per step execution.
+ */
+public class PayoutStepTally implements ItemWriter<PayoutResult>, StepExecutionListener {
+
+  /** Exit code of a run stopped because no grant could be had. */
+  public static final String LOCK_SERVICE_UNAVAILABLE = "FAILED_LOCK_SERVICE_UNAVAILABLE";
+
+  private static final Logger log = LoggerFactory.getLogger(PayoutStepTally.class);
+
+  private final Map<PayoutOutcome, Long> counts = new EnumMap<>(PayoutOutcome.class);
+
+  @Override
+  public synchronized void write(Chunk<? extends PayoutResult> chunk) {
+    for (PayoutResult result : chunk) {
+      counts.merge(result.outcome(), 1L, Long::sum);
+    }
+  }
+
+  /** Skipped payouts are filtered by the processor; count them here. */
+  public synchronized void skipped() {
+    counts.merge(PayoutOutcome.SKIPPED_LOCK_HELD, 1L, Long::sum);
+  }
+
+  @Override
+  public synchronized ExitStatus afterStep(StepExecution stepExecution) {
+    StringJoiner description = new StringJoiner(" ");
+    counts.forEach((outcome, count) -> description.add(outcome + "=" + count));
+    boolean lockServiceDown =
+        stepExecution.getFailureExceptions().stream().anyMatch(PayoutStepTally::isLockServiceDown);
+    ExitStatus exit;
+    if (lockServiceDown) {
+      exit =
+          new ExitStatus(
+              LOCK_SERVICE_UNAVAILABLE,
+              "lock service unreachable: nothing claimed without a grant (FR-27); " + description);
+    } else if (!stepExecution.getFailureExceptions().isEmpty()) {
+      exit = ExitStatus.FAILED.addExitDescription(description.toString());
+    } else {
+      exit = ExitStatus.COMPLETED.addExitDescription(description.toString());
+    }
+    log.atInfo()
+        .addKeyValue("event", "payout.run.finished")
+        .addKeyValue("exitCode", exit.getExitCode())
+        .addKeyValue("outcomes", description.toString())
+        .addKeyValue("readCount", stepExecution.getReadCount())
+        .log("payoutJob step ended {}: {}", exit.getExitCode(), description);
+    return exit;
+  }
+
+  private static boolean isLockServiceDown(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof LockServiceUnavailableException) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,218 @@
+package dev.fencepost.payoutjob;
+
+import dev.fencepost.lock.FencingToken;
+import dev.fencepost.payment.Payout;
+import dev.fencepost.payment.PayoutId;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The worker's client of rail-proxy-app (DESIGN section 5): submit a payout under a token, and read
+ * the proxy's record of a payout for recovery (UC-04, FR-24).
+ *
+ * <p><b>Retries are off</b> (D10, UC-05): a re-sent submit could be a second payment if the first
+ * reached the rail. The JDK {@link HttpClient} has no retry policy; its only automatic re-sends are
+ * a request whose connection could not be opened, GET/HEAD on a pooled connection found closed, and
+ * any method when {@code -Djdk.httpclient.enableAllMethodRetry} is set, so this client refuses to
+ * start with that flag. It also never follows redirects. A failure without an answer is reported as
+ * {@link NoAnswer}: the caller leaves the payout as it is and lets the proxy's record decide later.
+ * The submit timeout is longer than the proxy's own rail timeout, so that the proxy records a rail
+ * timeout as TIMEOUT rather than this client giving up first.
+ */
+public final class RailProxyClient {
+
+  /** The answer to a submit. */
+  public sealed interface SubmitAnswer
+      permits Answered, StaleToken, Duplicate, OutcomeNotRecorded, NothingSent, NoAnswer, Refused {}
+
+  /** 200: the proxy recorded the rail's outcome: ACKED, REJECTED or TIMEOUT. */
+  public record Answered(String outcome, String railReference, String declineCode)
+      implements SubmitAnswer {}
+
+  /** 409 STALE_TOKEN: the proxy has seen a newer token for the account (FR-17). Nothing sent. */
+  public record StaleToken(long presentedToken, long highWater) implements SubmitAnswer {}
+
+  /** 409 DUPLICATE_SUBMISSION: the payout was submitted before; resolve from {@code existing}. */
+  public record Duplicate(Submission existing) implements SubmitAnswer {}
+
+  /** 503 OUTCOME_NOT_RECORDED: the rail was called, the outcome not recorded: ambiguous. */
+  public record OutcomeNotRecorded(String observedOutcome) implements SubmitAnswer {}
+
+  /** 503 PROXYDB_UNAVAILABLE: no intent recorded, the rail was not called. */
+  public record NothingSent(String code) implements SubmitAnswer {}
+
+  /** No answer at all (timeout, connection lost): unknown whether the intent was recorded. */
+  public record NoAnswer(String reason) implements SubmitAnswer {}
+
+  /** Any other answer (400 and the like): a defect on our side; nothing was sent. */
+  public record Refused(int status, String body) implements SubmitAnswer {}
+
+  /** The proxy's record of a submission; {@code outcome} null while unresolved. */
+  public record Submission(
+      String payoutId,
+      long fencingToken,
+      String outcome,
+      String railReference,
+      String declineCode) {}
+
+  /** The answer to a record lookup. */
+  public sealed interface Lookup permits Found, NotFound, Unavailable {}
+
+  /** The proxy has a record: something was sent (or is being sent). */
+  public record Found(Submission submission) implements Lookup {}
+
+  /** 404 SUBMISSION_NOT_FOUND: nothing was ever sent for this payout. */
+  public record NotFound() implements Lookup {}
+
+  /** No usable answer: decide nothing. */
+  public record Unavailable(String reason) implements Lookup {}
+
+  private final URI base;
+  private final HttpClient http;
+  private final JsonMapper json;
+  private final Duration submitTimeout;
+  private final Duration readTimeout;
+
+  public RailProxyClient(
+      String baseUrl, Duration connectTimeout, Duration submitTimeout, Duration readTimeout) {
+    if (System.getProperty("jdk.httpclient.enableAllMethodRetry") != null) {
+      throw new IllegalStateException(
+          "jdk.httpclient.enableAllMethodRetry would let the JDK re-send a submit (D10, UC-05)");
+    }
+    this.base = URI.create(baseUrl.endsWith("/") ? baseUrl : baseUrl + "/");
+    this.http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .connectTimeout(connectTimeout)
+            .build();
+    this.json = JsonMapper.builder().build();
+    this.submitTimeout = submitTimeout;
+    this.readTimeout = readTimeout;
+  }
+
+  /** Submits {@code payout} under {@code token}, once. */
+  public SubmitAnswer submit(Payout payout, FencingToken token) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("payoutId", payout.id().toString());
+    body.put("accountId", payout.accountId().value());
+    body.put("fencingToken", token.value());
+    body.put("clientReference", payout.id().clientReference());
+    body.put("amountMinor", payout.amountMinor());
+    body.put("currency", payout.currency());
+    body.put("beneficiaryRef", payout.beneficiaryRef());
+    HttpRequest request =
+        HttpRequest.newBuilder(base.resolve("v1/submissions"))
+            .timeout(submitTimeout)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body)))
+            .build();
+    HttpResponse<String> response;
+    try {
+      response = http.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      return new NoAnswer(e.getClass().getSimpleName() + ": " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new NoAnswer("interrupted");
+    }
+    Map<String, Object> answer = parse(response.body());
+    String code = string(answer, "code");
+    int status = response.statusCode();
+    if (status == 200) {
+      return new Answered(
+          string(answer, "outcome"),
+          string(answer, "railReference"),
+          string(answer, "declineCode"));
+    }
+    if (status == 409 && "STALE_TOKEN".equals(code)) {
+      return new StaleToken(number(answer, "presentedToken"), number(answer, "highWater"));
+    }
+    if (status == 409 && "DUPLICATE_SUBMISSION".equals(code)) {
+      Object existing = answer.get("existing");
+      if (existing instanceof Map<?, ?> record) {
+        return new Duplicate(submission(cast(record)));
+      }
+    }
+    if (status == 503 && "OUTCOME_NOT_RECORDED".equals(code)) {
+      return new OutcomeNotRecorded(string(answer, "observedOutcome"));
+    }
+    if (status == 503 && "PROXYDB_UNAVAILABLE".equals(code)) {
+      return new NothingSent(code);
+    }
+    if (status >= 500) {
+      // Any other 5xx: we cannot tell whether the intent was recorded; the record decides later.
+      return new NoAnswer("HTTP " + status + " " + code);
+    }
+    return new Refused(status, response.body());
+  }
+
+  /** The proxy's record of {@code payout}, for recovery. */
+  public Lookup find(PayoutId payout) {
+    HttpRequest request =
+        HttpRequest.newBuilder(base.resolve("v1/submissions/" + payout))
+            .timeout(readTimeout)
+            .GET()
+            .build();
+    try {
+      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      Map<String, Object> answer = parse(response.body());
+      if (response.statusCode() == 200) {
+        return new Found(submission(answer));
+      }
+      if (response.statusCode() == 404 && "SUBMISSION_NOT_FOUND".equals(string(answer, "code"))) {
+        return new NotFound();
+      }
+      return new Unavailable("HTTP " + response.statusCode() + " " + string(answer, "code"));
+    } catch (IOException e) {
+      return new Unavailable(e.getClass().getSimpleName() + ": " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new Unavailable("interrupted");
+    }
+  }
+
+  private Submission submission(Map<String, Object> record) {
+    return new Submission(
+        string(record, "payoutId"),
+        number(record, "fencingToken"),
+        string(record, "outcome"),
+        string(record, "railReference"),
+        string(record, "declineCode"));
+  }
+
+  @SuppressWarnings("unchecked")
+  private Map<String, Object> parse(String body) {
+    if (body == null || body.isBlank()) {
+      return Map.of();
+    }
+    try {
+      Object value = json.readValue(body, Object.class);
+      return value instanceof Map<?, ?> map ? (Map<String, Object>) map : Map.of();
+    } catch (RuntimeException e) {
+      return Map.of();
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> cast(Map<?, ?> map) {
+    return (Map<String, Object>) map;
+  }
+
+  private static String string(Map<String, Object> map, String key) {
+    Object value = map.get(key);
+    return value == null ? null : String.valueOf(value);
+  }
+
+  private static long number(Map<String, Object> map, String key) {
+    Object value = map.get(key);
+    return value instanceof Number n ? n.longValue() : -1;
+  }
+}

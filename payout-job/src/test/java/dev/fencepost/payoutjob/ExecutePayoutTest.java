@@ -1,0 +1,106 @@
+package dev.fencepost.payoutjob;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencepost.payment.AccountId;
+import dev.fencepost.payment.Payout;
+import dev.fencepost.payment.PayoutState;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.batch.core.BatchStatus;
+import org.springframework.batch.core.job.JobExecution;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * UC-01 through the real job: lock server, paydb, proxy and rail stub, each payout under {@code
+ * payout:{accountId}}, and each alternate: already terminal on the re-read, insufficient funds, a
+ * rail decline.
+ */
+class ExecutePayoutTest {
+
+  static Platform platform;
+  static ConfigurableApplicationContext worker;
+
+  @BeforeAll
+  static void start() {
+    platform = Platform.shared();
+    worker = platform.worker();
+  }
+
+  @AfterAll
+  static void stop() {
+    worker.close();
+  }
+
+  @AfterEach
+  void railBackToNormal() throws Exception {
+    platform.resetRailFaults();
+  }
+
+  @Test
+  void aPendingPayoutIsClaimedSubmittedOnceAckedAndPosted() throws Exception {
+    List<Payout> payouts = platform.accountWithPayouts("uc01", 10_000, 3, 1_500);
+    AccountId account = payouts.get(0).accountId();
+
+    JobExecution run = Platform.run(worker);
+
+    assertThat(run.getStatus()).isEqualTo(BatchStatus.COMPLETED);
+    for (Payout payout : payouts) {
+      Payout done = platform.reload(payout);
+      assertThat(done.state()).isEqualTo(PayoutState.POSTED);
+      assertThat(done.railReference()).isNotBlank();
+      assertThat(platform.movements(payout.id())).isEqualTo(1);
+      assertThat(platform.submissions(payout.id())).isEqualTo(1);
+    }
+    assertThat(platform.payments.account(account).balanceMinor()).isEqualTo(10_000 - 3 * 1_500);
+    assertThat(platform.payments.ledgerAssertions().driftOf(account)).isEmpty();
+    assertThat(run.getExitStatus().getExitDescription()).contains("POSTED=");
+  }
+
+  @Test
+  void aPayoutFinishedByAnotherWorkerIsLeftAloneOnTheReRead() throws Exception {
+    Payout payout = platform.accountWithPayouts("reread", 10_000, 1, 700).get(0);
+    PayoutExecutor executor = worker.getBean(PayoutExecutor.class);
+    assertThat(executor.execute(payout).outcome()).isEqualTo(PayoutOutcome.POSTED);
+
+    // The same stale PENDING snapshot offered again, as a slow reader would (FR-14).
+    PayoutResult again = executor.execute(payout);
+
+    assertThat(again.outcome()).isEqualTo(PayoutOutcome.ALREADY_TERMINAL);
+    assertThat(platform.movements(payout.id())).isEqualTo(1);
+    assertThat(platform.submissions(payout.id())).isEqualTo(1);
+  }
+
+  @Test
+  void insufficientFundsFailTheClaimWithoutARailCall() throws Exception {
+    Payout payout = platform.accountWithPayouts("poor", 100, 1, 5_000).get(0);
+
+    PayoutResult result = worker.getBean(PayoutExecutor.class).execute(payout);
+
+    assertThat(result.outcome()).isEqualTo(PayoutOutcome.FAILED_INSUFFICIENT_FUNDS);
+    assertThat(platform.reload(payout).state()).isEqualTo(PayoutState.FAILED);
+    assertThat(platform.movements(payout.id())).isZero();
+    assertThat(platform.submissions(payout.id())).isZero();
+    assertThat(platform.payments.account(payout.accountId()).balanceMinor()).isEqualTo(100);
+  }
+
+  @Test
+  void aRailDeclineFailsThePayoutWithNoLedgerMovement() throws Exception {
+    Payout payout = platform.accountWithPayouts("decline", 10_000, 1, 2_000).get(0);
+    platform.railFaults(Map.of(payout.id().clientReference(), "DECLINE"));
+
+    PayoutResult result = worker.getBean(PayoutExecutor.class).execute(payout);
+
+    assertThat(result.outcome()).isEqualTo(PayoutOutcome.FAILED_DECLINED);
+    Payout done = platform.reload(payout);
+    assertThat(done.state()).isEqualTo(PayoutState.FAILED);
+    assertThat(done.failureReason()).contains("BENEFICIARY_ACCOUNT_CLOSED");
+    assertThat(platform.movements(payout.id())).isZero();
+    assertThat(platform.submissions(payout.id())).isEqualTo(1);
+    assertThat(platform.payments.account(payout.accountId()).balanceMinor()).isEqualTo(10_000);
+  }
+}
