@@ -3,6 +3,7 @@ package dev.fencepost.reconciliation;
 import dev.fencepost.payment.Payout;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
@@ -16,7 +17,8 @@ import org.springframework.lang.Nullable;
  * 404 PAYOUT_NOT_FOUND, 409 ILLEGAL_TRANSITION / WITHIN_SLA / ACCOUNT_BUSY / STALE_TOKEN, 503
  * LOCK_UNAVAILABLE. Exposed only when listed in {@code management.endpoints.web.exposure.include}.
  */
-@Endpoint(id = "payoutops")
+// Write operations need UNRESTRICTED access; Boot 4 defaults a custom endpoint to read-only.
+@Endpoint(id = "payoutops", defaultAccess = Access.UNRESTRICTED)
 public class PayoutOpsEndpoint {
 
   private final OperatorActions actions;
