@@ -1,0 +1,149 @@
+package dev.fencepost.bench;
+
+import dev.fencepost.lock.LockKey;
+import dev.fencepost.lock.client.HeldLock;
+import dev.fencepost.lock.client.LockClientMetrics;
+import dev.fencepost.lock.client.impl.DefaultLockClient;
+import dev.fencepost.lock.client.impl.LockClientSettings;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * E3 and P2: our lock server through the starter's {@link DefaultLockClient} (no Spring context:
+ * its implementation classes are public). Each worker is one client with its own session, as one
+ * worker process would be. Renew and inspect are not calls of the starter's API (it renews on its
+ * heartbeat thread and has no inspect), so they go to the server's HTTP API with the JDK client the
+ * starter itself uses.
+ */
+public final class LockServerTarget implements LockTarget {
+
+  private final String id;
+  private final String baseUrl;
+  private final Store store;
+
+  public LockServerTarget(String id, String baseUrl, Store store) {
+    this.id = id;
+    this.baseUrl = baseUrl;
+    this.store = store;
+  }
+
+  @Override
+  public String id() {
+    return id;
+  }
+
+  @Override
+  public String title() {
+    return "Fencepost lock server on "
+        + (store == Store.ETCD ? "etcd" : "PostgreSQL")
+        + " through lock-spring-boot-starter";
+  }
+
+  @Override
+  public Store store() {
+    return store;
+  }
+
+  @Override
+  public Set<Op> ops() {
+    return EnumSet.of(Op.ACQUIRE, Op.PAIR, Op.TRY_HELD, Op.HANDOFF, Op.RENEW, Op.INSPECT);
+  }
+
+  @Override
+  public String why(Op op) {
+    return switch (op) {
+      case RENEW -> "POST /v1/locks/{key}/renew over HTTP (the starter renews on its heartbeat)";
+      case INSPECT -> "GET /v1/locks/{key} over HTTP (not in the starter's API)";
+      case HANDOFF -> "acquire with waitMillis: the server waits (NOTIFY / etcd watch)";
+      default -> "";
+    };
+  }
+
+  @Override
+  public Client client(int index) {
+    LockClientSettings settings =
+        new LockClientSettings(
+            URI.create(baseUrl),
+            "bench-" + id + "-" + index,
+            Duration.ofSeconds(30),
+            0.3,
+            Duration.ZERO,
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(8),
+            new LockClientSettings.Retry(
+                2, Duration.ofMillis(50), Duration.ofMillis(200), Duration.ofSeconds(2)));
+    DefaultLockClient lockClient =
+        new DefaultLockClient(settings, LockClientMetrics.NOOP, List.of());
+    lockClient.start();
+    HttpClient http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2))
+            .build();
+    return new Client() {
+      @Override
+      public Object acquire(String key) {
+        Optional<HeldLock> lock = lockClient.tryAcquire(LockKey.of(key), Duration.ZERO);
+        return lock.orElse(null);
+      }
+
+      @Override
+      public Object acquireWaiting(String key, Duration max) {
+        return lockClient.acquire(LockKey.of(key), max);
+      }
+
+      @Override
+      public void release(String key, Object handle) {
+        ((HeldLock) handle).close();
+      }
+
+      @Override
+      public Object renew(String key, Object handle) throws Exception {
+        HeldLock lock = (HeldLock) handle;
+        String body =
+            "{\"sessionId\":\""
+                + lock.grant().sessionId().value()
+                + "\",\"token\":"
+                + lock.token().value()
+                + "}";
+        HttpResponse<Void> r =
+            http.send(
+                HttpRequest.newBuilder(URI.create(baseUrl + "/v1/locks/" + key + "/renew"))
+                    .header("Content-Type", "application/json")
+                    .timeout(Duration.ofSeconds(8))
+                    .POST(HttpRequest.BodyPublishers.ofString(body))
+                    .build(),
+                HttpResponse.BodyHandlers.discarding());
+        if (r.statusCode() != 200) {
+          throw new IllegalStateException("renew answered " + r.statusCode());
+        }
+        return handle;
+      }
+
+      @Override
+      public void inspect(String key) throws Exception {
+        HttpResponse<Void> r =
+            http.send(
+                HttpRequest.newBuilder(URI.create(baseUrl + "/v1/locks/" + key))
+                    .timeout(Duration.ofSeconds(8))
+                    .build(),
+                HttpResponse.BodyHandlers.discarding());
+        if (r.statusCode() != 200) {
+          throw new IllegalStateException("inspect answered " + r.statusCode());
+        }
+      }
+
+      @Override
+      public void close() {
+        lockClient.close();
+      }
+    };
+  }
+}

@@ -1,0 +1,201 @@
+package dev.fencepost.bench;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.LongSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Many idle sessions heartbeating at a fixed rate against one lock server (the "10,000 sessions
+ * every 5 s" target), and the lock server's heap per idle session and per held lock, measured as
+ * the live heap after a full GC (jcmd GC.run; GC.heap_info) before and after.
+ */
+public final class ServerLoad {
+
+  /** What one server did. */
+  public record Result(
+      String server,
+      int sessions,
+      double heartbeatsPerSecond,
+      LoadGenerator.Result heartbeats,
+      double serverCores,
+      double fsyncsPerHeartbeat,
+      long heapBaseline,
+      long heapWithSessions,
+      long heapWithLocks,
+      int locksHeld,
+      String error) {
+
+    public double bytesPerSession() {
+      return sessions == 0 || heapWithSessions < 0 || heapBaseline < 0
+          ? Double.NaN
+          : (double) (heapWithSessions - heapBaseline) / sessions;
+    }
+
+    public double bytesPerLock() {
+      return locksHeld == 0 || heapWithLocks < 0 || heapWithSessions < 0
+          ? Double.NaN
+          : (double) (heapWithLocks - heapWithSessions) / locksHeld;
+    }
+  }
+
+  private static final Pattern USED = Pattern.compile("total \\d+K, used (\\d+)K");
+
+  private ServerLoad() {}
+
+  public static Result run(
+      Environment.LockServerProcess server,
+      int sessions,
+      Duration heartbeatEvery,
+      Duration duration,
+      boolean measureHeap,
+      LongSupplier fsyncCounter) {
+    HttpClient http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2))
+            .build();
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      long baseline = measureHeap ? liveHeap(server) : -1;
+      List<String> ids = Collections.synchronizedList(new ArrayList<>());
+      List<Future<?>> futures = new ArrayList<>();
+      for (int i = 0; i < sessions; i++) {
+        int n = i;
+        futures.add(
+            pool.submit(
+                () -> {
+                  String body =
+                      post(
+                          http,
+                          server.baseUrl() + "/v1/sessions",
+                          "{\"owner\":\"hb-" + n + "\",\"ttlMillis\":60000}",
+                          201);
+                  ids.add(body.replaceAll(".*\"sessionId\"\\s*:\\s*\"([^\"]+)\".*", "$1"));
+                  return null;
+                }));
+      }
+      for (Future<?> f : futures) {
+        f.get();
+      }
+      long withSessions = measureHeap ? liveHeap(server) : -1;
+      double rate = sessions / (heartbeatEvery.toMillis() / 1000.0);
+      long cpuBefore = Environment.pidCpu(server.pid(), false);
+      long fsyncBefore = fsyncCounter.getAsLong();
+      long t0 = System.nanoTime();
+      LoadGenerator.Result r =
+          LoadGenerator.fixedRate(
+              8,
+              rate,
+              duration,
+              new LoadGenerator.Operation() {
+                private final java.util.concurrent.atomic.AtomicLong next =
+                    new java.util.concurrent.atomic.AtomicLong();
+
+                @Override
+                public void run(int thread) throws Exception {
+                  String id = ids.get((int) (next.getAndIncrement() % ids.size()));
+                  post(http, server.baseUrl() + "/v1/sessions/" + id + "/keepalive", "", 200);
+                }
+              });
+      double wall = (System.nanoTime() - t0) / 1e9;
+      long cpu = Environment.pidCpu(server.pid(), false) - cpuBefore;
+      long fsyncs = fsyncCounter.getAsLong() - fsyncBefore;
+      futures.clear();
+      for (int i = 0; i < ids.size(); i++) {
+        String id = ids.get(i);
+        String key = "mem:" + i;
+        futures.add(
+            pool.submit(
+                () ->
+                    post(
+                        http,
+                        server.baseUrl() + "/v1/locks/" + key + "/acquire",
+                        "{\"sessionId\":\"" + id + "\",\"waitMillis\":0}",
+                        200)));
+      }
+      for (Future<?> f : futures) {
+        f.get();
+      }
+      long withLocks = measureHeap ? liveHeap(server) : -1;
+      futures.clear();
+      for (String id : ids) {
+        futures.add(
+            pool.submit(
+                () ->
+                    http.send(
+                        HttpRequest.newBuilder(URI.create(server.baseUrl() + "/v1/sessions/" + id))
+                            .DELETE()
+                            .timeout(Duration.ofSeconds(10))
+                            .build(),
+                        HttpResponse.BodyHandlers.discarding())));
+      }
+      for (Future<?> f : futures) {
+        f.get();
+      }
+      return new Result(
+          server.name(),
+          sessions,
+          rate,
+          r,
+          cpu / 1e9 / wall,
+          r.operations() == 0 || fsyncBefore < 0 ? Double.NaN : (double) fsyncs / r.operations(),
+          baseline,
+          withSessions,
+          withLocks,
+          ids.size(),
+          null);
+    } catch (Exception e) {
+      return new Result(
+          server.name(),
+          sessions,
+          0,
+          null,
+          Double.NaN,
+          Double.NaN,
+          -1,
+          -1,
+          -1,
+          0,
+          LoadGenerator.describe(e));
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static String post(HttpClient http, String url, String body, int expected)
+      throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10));
+    if (body.isEmpty()) {
+      request.POST(HttpRequest.BodyPublishers.noBody());
+    } else {
+      request
+          .header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString(body));
+    }
+    HttpResponse<String> r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != expected) {
+      throw new IllegalStateException(url + " answered " + r.statusCode() + ": " + r.body());
+    }
+    return r.body();
+  }
+
+  /** Live heap in bytes after a full GC, or -1 if jcmd is not usable. */
+  static long liveHeap(Environment.LockServerProcess server) {
+    server.jcmd("GC.run");
+    String info = server.jcmd("GC.heap_info");
+    Matcher m = USED.matcher(info);
+    return m.find() ? Long.parseLong(m.group(1)) * 1024 : -1;
+  }
+}
