@@ -38,6 +38,32 @@ public class Reconciler {
   }
 
   /**
+   * A reconciler without Spring, for the local platform and tools: paydb (with changeset paydb-005
+   * applied), the proxy's base URL, the rail statement's base URL, a lock template connected to the
+   * lock server, a meter registry, and the settings.
+   */
+  public static Reconciler create(
+      javax.sql.DataSource paydb,
+      String proxyBaseUrl,
+      String railStatementUrl,
+      dev.fencepost.lock.client.LockTemplate locks,
+      io.micrometer.core.instrument.MeterRegistry meters,
+      ReconciliationSettings settings) {
+    dev.fencepost.payment.PaymentResource payments =
+        new dev.fencepost.payment.PaymentResource(paydb, meters);
+    PaydbReads reads = new PaydbReads(paydb);
+    Duration timeout = Duration.ofSeconds(10);
+    ProxyReadClient proxy = new ProxyReadClient(proxyBaseUrl, timeout);
+    return new Reconciler(
+        new AmbiguityResolver(payments, reads, proxy, locks, settings),
+        new Detector(
+            reads, payments, proxy, new RailStatement(railStatementUrl, timeout), settings),
+        new RunStore(paydb),
+        reads,
+        new ReconciliationSignals(meters, reads, settings.sampleSize()));
+  }
+
+  /**
    * Runs once. Throws {@link SourceUnavailableException} (after recording the run as FAILED and
    * logging {@code reconciliation.failed}) when a source cannot be read: a partial comparison is
    * never reported as complete.

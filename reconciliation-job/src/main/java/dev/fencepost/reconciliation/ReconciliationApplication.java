@@ -1,14 +1,23 @@
 package dev.fencepost.reconciliation;
 
+import dev.fencepost.batch.BatchDefaults;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 
-/** The reconciliation job's application (issue 8): the Batch job, plus the operator endpoint. */
+/**
+ * The reconciliation job's application (issue 8): {@code reconciliationJob} on batchdb
+ * (batch-support), run at start-up by the hourly CronJob or launched by hand with {@code POST
+ * /actuator/batchjobs/reconciliationJob}, plus the operator endpoint {@code /actuator/payoutops}.
+ */
 @SpringBootApplication
 public class ReconciliationApplication {
 
   public static void main(String[] args) {
     System.exit(
-        SpringApplication.exit(SpringApplication.run(ReconciliationApplication.class, args)));
+        SpringApplication.exit(
+            new SpringApplicationBuilder(ReconciliationApplication.class)
+                .properties(BatchDefaults.properties())
+                .run(args)));
   }
 }

@@ -1,0 +1,98 @@
+package dev.fencepost.reconciliation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.batch.core.job.parameters.JobParameters;
+import org.springframework.batch.core.job.parameters.JobParametersBuilder;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * {@code reconciliationJob} on batch-support: launched and listed through {@code
+ * /actuator/batchjobs}, one reconciliation run per execution, its counts in the exit description
+ * and its run in paydb; a run that cannot read a source fails and says so.
+ */
+class ReconciliationJobTest extends ReconciliationTestBase {
+
+  @Test
+  void aHandLaunchRunsTheReconcilerOverTheGivenWindowAndIsListedFromTheJobRepository() {
+    Instant from = Instant.now().minusSeconds(60);
+    Instant to = Instant.now().plusSeconds(60);
+    String jobs = "http://127.0.0.1:" + port + "/actuator/batchjobs/reconciliationJob";
+
+    HttpResponse<String> launched =
+        World.send(
+            "POST", jobs, "{\"parameters\":\"windowFrom=" + from + ",windowTo=" + to + "\"}");
+
+    assertThat(launched.statusCode()).as(launched.body()).isEqualTo(202);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(250))
+        .until(() -> World.send("GET", jobs, null).body().contains("COMPLETED"));
+    JsonNode listed = World.JSON.readTree(World.send("GET", jobs, null).body());
+    assertThat(listed.toString()).contains("run ").contains("discrepancies");
+    assertThat(
+            JdbcRuns.of(STACK)
+                .sql(
+                    "SELECT count(*) FROM reconciliation_run WHERE status = 'COMPLETED'"
+                        + " AND window_from = :from AND window_to = :to"
+                        + " AND triggered_by LIKE 'batch:reconciliationJob:%'")
+                .param("from", java.sql.Timestamp.from(from))
+                .param("to", java.sql.Timestamp.from(to))
+                .query(Long.class)
+                .single())
+        .isEqualTo(1L);
+  }
+
+  @Test
+  void withoutParametersTheWindowIsThePreviousFullHour() {
+    ReconciliationWindow window =
+        ReconciliationJobConfiguration.window(
+            new JobParameters(), Instant.parse("2026-03-01T10:17:42Z"));
+
+    assertThat(window)
+        .isEqualTo(
+            new ReconciliationWindow(
+                Instant.parse("2026-03-01T09:00:00Z"), Instant.parse("2026-03-01T10:00:00Z")));
+    assertThatThrownBy(
+            () ->
+                ReconciliationJobConfiguration.window(
+                    new JobParametersBuilder()
+                        .addString("windowFrom", "2026-03-01T09:00:00Z")
+                        .toJobParameters(),
+                    Instant.now()))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aRunThatCannotReadASourceFailsAndSaysSo() {
+    world.execute(world.pending(), World.Until.POSTED);
+    Reconciler blind = world.reconciler(world.settings(), "http://127.0.0.1:9");
+
+    assertThatThrownBy(() -> blind.run(world.window(), "test"))
+        .isInstanceOf(SourceUnavailableException.class);
+
+    assertThat(
+            world
+                .sql
+                .sql("SELECT status, error IS NOT NULL FROM reconciliation_run")
+                .query((rs, i) -> Map.entry(rs.getString(1), rs.getBoolean(2)))
+                .single())
+        .isEqualTo(Map.entry("FAILED", true));
+    assertThat(events.named("reconciliation.failed")).hasSize(1);
+    assertThat(events.named("reconciliation.completed")).isEmpty();
+  }
+
+  /** The application's own paydb, where a hand-launched job writes its run. */
+  static final class JdbcRuns {
+    static org.springframework.jdbc.core.simple.JdbcClient of(TestStack stack) {
+      return org.springframework.jdbc.core.simple.JdbcClient.create(stack.appPaydb.dataSource());
+    }
+  }
+}
