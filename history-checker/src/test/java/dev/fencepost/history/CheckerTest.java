@@ -1,0 +1,198 @@
+package dev.fencepost.history;
+
+import static dev.fencepost.history.Histories.at;
+import static dev.fencepost.history.Histories.effect;
+import static dev.fencepost.history.Histories.grant;
+import static dev.fencepost.history.Histories.guard;
+import static dev.fencepost.history.Histories.leg;
+import static dev.fencepost.history.Histories.op;
+import static dev.fencepost.history.Histories.transition;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencepost.history.Records.Account;
+import dev.fencepost.history.Records.Grant;
+import dev.fencepost.history.Records.Payout;
+import dev.fencepost.history.Records.RailMovement;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class CheckerTest {
+
+  private final Checker checker = new Checker();
+
+  @Test
+  void aCleanTakeoverHistoryHasEveryCounterAtZero() {
+    CheckReport report = checker.check(Histories.clean());
+
+    assertThat(report.safety().keySet()).containsExactlyElementsOf(CheckReport.CHECKS);
+    assertThat(report.safety())
+        .allSatisfy((check, counter) -> assertThat(counter.count()).as(check).isZero());
+    assertThat(report.safe()).isTrue();
+    assertThat(report.liveness())
+        .containsEntry("payouts", 1L)
+        .containsEntry("grants_acquired", 2L)
+        .containsEntry("fenced_out_effects", 1L)
+        .containsEntry("workers", 2);
+    assertThat(report.liveness().get("guard_rejections").toString()).isEqualTo("{RAIL_PROXY=1}");
+    assertThat(report.liveness().get("longest_stall_millis")).isEqualTo(4_201L);
+  }
+
+  @Test
+  void anEmptyHistoryIsSafe() {
+    assertThat(checker.check(new History()).safe()).isTrue();
+  }
+
+  /** Negative controls: each deliberately broken history, and the one check that must catch it. */
+  static Stream<Arguments> brokenHistories() {
+    return Stream.of(
+        broken(
+            "overlapping_grants",
+            "token 7 granted while token 5 was never ended",
+            h -> h.grants.removeIf(g -> g.kind().equals("EXPIRED"))),
+        broken(
+            "token_regressions",
+            "a restored backend grants token 6 after 7",
+            h -> {
+              h.add(grant(5, "ACQUIRED", 6, "s3", 9_000));
+              h.add(grant(6, "RELEASED", 6, "s3", 9_100));
+            }),
+        broken(
+            "token_regressions",
+            "token 7 issued twice",
+            h -> {
+              h.add(grant(5, "ACQUIRED", 7, "s3", 9_000));
+              h.add(grant(6, "RELEASED", 7, "s3", 9_100));
+            }),
+        broken(
+            "release_before_acquire",
+            "a release of a token the worker never acquired",
+            h -> h.add(op("w3", "RELEASE", 9L, 9_000, 9_001, "OK"))),
+        broken(
+            "release_before_acquire",
+            "a release completing before its acquire was invoked",
+            h -> {
+              h.add(op("w3", "RELEASE", 11L, 9_000, 9_001, "OK"));
+              h.add(op("w3", "ACQUIRE", 11L, 9_500, 9_501, "OK"));
+            }),
+        broken(
+            "release_before_acquire",
+            "a later acquire in real time gets a lower token",
+            h -> h.add(op("w3", "ACQUIRE", 6L, 5_000, 5_001, "OK"))),
+        broken(
+            "guard_accepted_lower_token",
+            "paydb accepts token 5 after it accepted 7",
+            h -> h.add(guard("PAYDB", 5, 7L, "ACCEPTED", "w1", 9_500))),
+        broken(
+            "effect_without_grant",
+            "a submit under a token that was never granted",
+            h -> h.add(effect("w3", "SUBMIT", 6, "OK", 5_000))),
+        broken(
+            "effect_without_grant",
+            "a guard accepted token 7 before the backend granted it",
+            h -> h.add(guard("RAIL_PROXY", 7, null, "ACCEPTED", "w2", 3_000))),
+        broken(
+            "duplicate_rail_movement",
+            "the rail moved p1 twice",
+            h -> h.add(new RailMovement("rail-stub", "fp-p1", "rr-2", 2_500L, at(9_600)))),
+        broken(
+            "movement_for_ambiguous_payout",
+            "an ambiguous payout resolved FAILED although the rail moved it",
+            h -> {
+              h.payouts.clear();
+              h.add(new Payout("paydb", "p1", "acc-1", "FAILED", "fp-p1", 7L, null));
+            }),
+        broken(
+            "movement_for_ambiguous_payout",
+            "a payout POSTED with no movement on the rail",
+            h -> h.railMovements.clear()),
+        broken(
+            "unbalanced_group",
+            "a posting group with a third leg",
+            h -> h.add(leg("g-p1", "payout-clearing", 1, "p1", 7L))),
+        broken(
+            "balance_not_ledger_sum",
+            "a balance that is not the sum of its entries",
+            h -> {
+              h.accounts.removeIf(a -> a.id().equals("acc-1"));
+              h.add(new Account("paydb", "acc-1", 7_000L, 7L));
+            }),
+        broken(
+            "multiple_postings",
+            "p1 posted twice",
+            h -> {
+              h.add(leg("g-p1-again", "acc-1", -2_500, "p1", 7L));
+              h.add(leg("g-p1-again", "payout-clearing", 2_500, "p1", 7L));
+            }),
+        broken(
+            "transition_out_of_terminal",
+            "a cleanup job moves POSTED back to CLAIMED",
+            h -> h.add(transition(6, "POSTED", "CLAIMED", 7, 9_000))),
+        broken(
+            "transition_out_of_terminal",
+            "a transition recorded after the terminal one, whatever its from-state says",
+            h -> h.add(transition(6, "RAIL_ACKED", "POSTED", 7, 9_000))));
+  }
+
+  private static Arguments broken(String check, String what, Consumer<History> breakIt) {
+    return Arguments.of(check, what, breakIt);
+  }
+
+  @ParameterizedTest(name = "{0} catches: {1}")
+  @MethodSource("brokenHistories")
+  void eachCheckCatchesItsDeliberatelyBrokenHistory(
+      String check, String what, Consumer<History> breakIt) {
+    History history = Histories.clean();
+    breakIt.accept(history);
+
+    CheckReport report = checker.check(history);
+
+    assertThat(report.count(check)).as(what).isPositive();
+    assertThat(report.safety().get(check).sample()).isNotEmpty();
+    assertThat(report.safe()).isFalse();
+  }
+
+  @Test
+  void everyCheckHasANegativeControl() {
+    Set<String> covered =
+        brokenHistories().map(a -> (String) a.get()[0]).collect(Collectors.toSet());
+    assertThat(covered).containsExactlyInAnyOrderElementsOf(CheckReport.CHECKS);
+  }
+
+  @Test
+  void aSessionReacquiringItsOwnLockIsNeitherAnOverlapNorATokenIssuedTwice() {
+    History h = Histories.clean();
+    h.grants.add(2, new Grant("lockdb", Histories.KEY, 5L, "ACQUIRED", "s1", 1L, at(2)));
+
+    CheckReport report = checker.check(h);
+
+    assertThat(report.count("overlapping_grants")).isZero();
+    assertThat(report.count("token_regressions")).isZero();
+  }
+
+  @Test
+  void samplesAreBoundedButTheCountIsNot() {
+    History h = Histories.clean();
+    for (int i = 0; i < 25; i++) {
+      h.add(transition(10 + i, "POSTED", "CLAIMED", 7, 9_000 + i));
+    }
+
+    CheckReport report = checker.check(h);
+
+    assertThat(report.count("transition_out_of_terminal")).isEqualTo(25);
+    assertThat(report.safety().get("transition_out_of_terminal").sample())
+        .hasSize(CheckReport.SAMPLE_LIMIT);
+  }
+
+  @Test
+  void theKeyPrefixDecidesWhichGrantAnEffectNeeds() {
+    CheckReport report = new Checker("account:").check(Histories.clean());
+
+    assertThat(report.count("effect_without_grant")).isPositive();
+  }
+}
