@@ -1,0 +1,97 @@
+package dev.fencepost.payoutjob;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencepost.payment.Payout;
+import dev.fencepost.payment.PayoutState;
+import dev.fencepost.payoutjob.PayoutFailpoint.Point;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * UC-04: a worker stops dead at CLAIMED, after the proxy recorded and answered the submission, and
+ * at RAIL_ACKED (a test failpoint ends its flow there, as a crash would; its application is then
+ * closed, which ends its lock session). A second worker's ordinary run recovers each payout from
+ * its state and the proxy's record (FR-24) to POSTED, and the rail sees exactly one movement: no
+ * resubmission.
+ */
+class RecoveryTest {
+
+  /** Thrown by the failpoint: the worker's flow ends here. */
+  static final class WorkerDied extends Error {
+    WorkerDied(Point point) {
+      super("worker stopped at " + point);
+    }
+  }
+
+  static Platform platform;
+  static ConfigurableApplicationContext survivor;
+
+  @BeforeAll
+  static void start() {
+    platform = Platform.shared();
+    survivor = platform.worker();
+  }
+
+  @AfterAll
+  static void stop() {
+    survivor.close();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Point.class)
+  void aSecondWorkerCompletesTheCrashedPayoutWithoutResubmitting(Point point) throws Exception {
+    Payout payout =
+        platform.accountWithPayouts("crash-" + point.ordinal(), 50_000, 1, 4_200).get(0);
+    ConfigurableApplicationContext doomed =
+        platform.worker(
+            context ->
+                context.registerBean(
+                    "payoutFailpoint",
+                    PayoutFailpoint.class,
+                    () ->
+                        (reached, p) -> {
+                          if (reached == point) {
+                            throw new WorkerDied(point);
+                          }
+                        }));
+    try {
+      assertThatThrownBy(() -> doomed.getBean(PayoutExecutor.class).execute(payout))
+          .isInstanceOf(WorkerDied.class);
+    } finally {
+      doomed.close();
+    }
+    Payout left = platform.reload(payout);
+    int sentBefore = platform.movements(payout.id());
+    switch (point) {
+      case CLAIMED -> {
+        assertThat(left.state()).isEqualTo(PayoutState.CLAIMED);
+        assertThat(sentBefore).isZero();
+      }
+      case PROXY_ANSWERED -> {
+        assertThat(left.state()).isEqualTo(PayoutState.CLAIMED);
+        assertThat(sentBefore).isEqualTo(1);
+      }
+      case RAIL_ACKED -> {
+        assertThat(left.state()).isEqualTo(PayoutState.RAIL_ACKED);
+        assertThat(sentBefore).isEqualTo(1);
+      }
+    }
+
+    Platform.run(survivor);
+
+    Payout done = platform.reload(payout);
+    assertThat(done.state()).isEqualTo(PayoutState.POSTED);
+    assertThat(done.tokenStamp())
+        .as("finished under the survivor's newer grant")
+        .isGreaterThan(left.tokenStamp());
+    assertThat(platform.movements(payout.id())).isEqualTo(1);
+    assertThat(platform.submissions(payout.id())).isEqualTo(1);
+    assertThat(platform.payments.account(payout.accountId()).balanceMinor())
+        .isEqualTo(50_000 - 4_200);
+  }
+}
