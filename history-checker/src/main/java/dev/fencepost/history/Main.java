@@ -26,6 +26,9 @@ public final class Main {
 
   /** The CLI without {@code System.exit}, for tests and for scenarios that embed the checker. */
   public static int run(String[] args, PrintStream out, PrintStream err) {
+    if (args.length > 0 && args[0].equals("extract")) {
+      return extract(java.util.Arrays.copyOfRange(args, 1, args.length), err);
+    }
     Path runDir = null;
     String keyPrefix = Checker.DEFAULT_KEY_PREFIX;
     for (int i = 0; i < args.length; i++) {
@@ -66,8 +69,55 @@ public final class Main {
     return report.safe() ? SAFE : VIOLATED;
   }
 
+  /**
+   * {@code extract <run-dir> [--paydb <jdbc-url>] [--proxydb <jdbc-url>] [--lockdb <jdbc-url>]
+   * [--rail <stub-base-url>]}: appends the final state of each named store to the run directory.
+   * Run it once, at the end of a run (credentials go in the JDBC URL: {@code ?user=&password=}).
+   */
+  static int extract(String[] args, PrintStream err) {
+    if (args.length == 0 || args[0].startsWith("--") || args.length % 2 == 0) {
+      return usage(err);
+    }
+    Path runDir = Path.of(args[0]);
+    try {
+      for (int i = 1; i < args.length; i += 2) {
+        String source = args[i];
+        String where = args[i + 1];
+        java.util.List<Object> records;
+        if (source.equals("--rail")) {
+          records = Extractors.railMovements(java.net.URI.create(where));
+        } else {
+          try (java.sql.Connection c = java.sql.DriverManager.getConnection(where)) {
+            records =
+                switch (source) {
+                  case "--paydb" -> Extractors.paydb(c);
+                  case "--proxydb" -> Extractors.proxydb(c);
+                  case "--lockdb" -> Extractors.lockdb(c);
+                  default -> null;
+                };
+          }
+        }
+        if (records == null) {
+          err.println("unknown source: " + source);
+          return usage(err);
+        }
+        HistoryFiles.append(runDir, records);
+      }
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      err.println("history-checker extract: " + e);
+      return UNUSABLE;
+    }
+    return SAFE;
+  }
+
   private static int usage(PrintStream err) {
     err.println("usage: history-checker <run-dir> [--key-prefix payout:]");
+    err.println(
+        "       history-checker extract <run-dir> [--paydb <jdbc-url>] [--proxydb <jdbc-url>]"
+            + " [--lockdb <jdbc-url>] [--rail <stub-base-url>]");
     return UNUSABLE;
   }
 }
