@@ -51,6 +51,28 @@ class ReconciliationJobTest extends ReconciliationTestBase {
   }
 
   @Test
+  void noReconciliationMetricCarriesAnIdentifier() {
+    World.send(
+        "POST",
+        "http://127.0.0.1:"
+            + port
+            + "/actuator/payoutops/"
+            + java.util.UUID.randomUUID()
+            + "/cancel",
+        "{\"operator\":\"erin\",\"reason\":\"metrics\"}");
+    String scrape =
+        World.send("GET", "http://127.0.0.1:" + port + "/actuator/prometheus", null).body();
+
+    java.util.List<String> ours =
+        scrape.lines().filter(l -> l.startsWith("fencepost_reconciliation")).toList();
+    assertThat(ours).isNotEmpty();
+    // NFR-09: tags are closed enums; no payout id, account id, reference or token.
+    assertThat(ours)
+        .noneMatch(l -> l.matches(".*[0-9a-f]{8}-[0-9a-f]{4}-.*"))
+        .noneMatch(l -> l.contains("acc-") || l.contains("fp-"));
+  }
+
+  @Test
   void withoutParametersTheWindowIsThePreviousFullHour() {
     ReconciliationWindow window =
         ReconciliationJobConfiguration.window(
