@@ -410,6 +410,7 @@ public final class Checker {
     report.liveness.put("workers", workers.size());
     report.liveness.put("events", events);
     report.liveness.put("longest_stall_millis", longestStallMillis(h));
+    report.liveness.put("torn_lines", List.copyOf(h.tornLines));
   }
 
   /**

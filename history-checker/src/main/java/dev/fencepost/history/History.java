@@ -28,6 +28,9 @@ public final class History {
   public final List<Account> accounts = new ArrayList<>();
   public final List<Submission> submissions = new ArrayList<>();
 
+  /** Unterminated, unreadable last lines of files (a writer killed mid-line), as file:line. */
+  public final List<String> tornLines = new ArrayList<>();
+
   /** Adds one record to the list of its type. */
   public History add(Object record) {
     listFor(record.getClass()).add(record);

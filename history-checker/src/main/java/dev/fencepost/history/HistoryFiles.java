@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
@@ -46,38 +47,68 @@ public final class HistoryFiles {
     }
     History history = new History();
     for (Map.Entry<Class<?>, String> type : Records.TYPES.entrySet()) {
-      Path file = fileFor(runDir, type.getKey());
-      if (!Files.exists(file)) {
-        continue;
-      }
-      List<String> lines;
-      try {
-        lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new HistoryFormatException(file + ": cannot be read: " + e.getMessage(), e);
-      }
-      List<Object> target = history.listFor(type.getKey());
-      for (int i = 0; i < lines.size(); i++) {
-        String line = lines.get(i);
-        if (line.isBlank()) {
-          continue;
-        }
-        try {
-          target.add(JSON.readValue(line, type.getKey()));
-        } catch (JacksonException e) {
-          throw new HistoryFormatException(
-              file
-                  + ":"
-                  + (i + 1)
-                  + ": not a valid "
-                  + type.getValue()
-                  + " record: "
-                  + rootMessage(e),
-              e);
-        }
+      for (Path file : filesOf(runDir, type.getValue())) {
+        readFile(file, type, history);
       }
     }
     return history;
+  }
+
+  /**
+   * {@code <type>.jsonl} and {@code <type>.<writer>.jsonl} (one file per writing process, so that
+   * processes never share a file), in name order.
+   */
+  static List<Path> filesOf(Path runDir, String type) {
+    try (Stream<Path> files = Files.list(runDir)) {
+      return files
+          .filter(
+              f -> {
+                String name = f.getFileName().toString();
+                return name.equals(type + ".jsonl")
+                    || (name.startsWith(type + ".") && name.endsWith(".jsonl"));
+              })
+          .sorted()
+          .toList();
+    } catch (IOException e) {
+      throw new HistoryFormatException(runDir + ": cannot be listed: " + e.getMessage(), e);
+    }
+  }
+
+  private static void readFile(Path file, Map.Entry<Class<?>, String> type, History history) {
+    String text;
+    try {
+      text = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new HistoryFormatException(file + ": cannot be read: " + e.getMessage(), e);
+    }
+    boolean terminated = text.isEmpty() || text.endsWith("\n");
+    String[] lines = text.split("\n", -1);
+    List<Object> target = history.listFor(type.getKey());
+    for (int i = 0; i < lines.length; i++) {
+      String line = lines[i];
+      if (line.isBlank()) {
+        continue;
+      }
+      try {
+        target.add(JSON.readValue(line, type.getKey()));
+      } catch (JacksonException e) {
+        if (!terminated && i == lines.length - 1) {
+          // A writer killed mid-line (SIGKILL is a scenario, not an accident): the unterminated
+          // last line is dropped and counted, never guessed at.
+          history.tornLines.add(file.getFileName() + ":" + (i + 1));
+          continue;
+        }
+        throw new HistoryFormatException(
+            file
+                + ":"
+                + (i + 1)
+                + ": not a valid "
+                + type.getValue()
+                + " record: "
+                + rootMessage(e),
+            e);
+      }
+    }
   }
 
   /** Appends {@code records} (of any record types) to their files in {@code runDir}. */

@@ -108,6 +108,39 @@ class RunDirectoryTest {
   }
 
   @Test
+  void eachWriterHasItsOwnFilesAndTheReaderMergesThem() {
+    try (HistoryRecorder w1 = HistoryRecorder.open(dir, "w1");
+        HistoryRecorder w2 = HistoryRecorder.open(dir, "w2")) {
+      w1.record(Histories.op("w1", "ACQUIRE", 5L, 0, 2, "OK"));
+      w2.record(Histories.op("w2", "ACQUIRE", 7L, 3_900, 4_002, "OK"));
+      w2.record(Histories.effect("w2", "CLAIM", 7, "OK", 4_010));
+    }
+
+    History read = HistoryFiles.read(dir);
+
+    assertThat(dir.resolve("client_op.w1.jsonl")).exists();
+    assertThat(dir.resolve("client_op.w2.jsonl")).exists();
+    assertThat(read.clientOps).extracting(Records.ClientOp::worker).containsExactly("w1", "w2");
+    assertThat(read.effects).hasSize(1);
+  }
+
+  @Test
+  void aLastLineTornByAKilledWriterIsDroppedAndCountedNotGuessed() throws Exception {
+    HistoryFiles.write(dir, Histories.clean());
+    Files.writeString(
+        dir.resolve("effect.w1.jsonl"),
+        HistoryFiles.toLine(Histories.effect("w1", "CLAIM", 5, "OK", 10))
+            + "\n{\"source\":\"w1\",\"worker\":\"w1\",\"payo");
+
+    History read = HistoryFiles.read(dir);
+
+    assertThat(read.effects).hasSize(Histories.clean().effects.size() + 1);
+    assertThat(read.tornLines).containsExactly("effect.w1.jsonl:2");
+    assertThat(new Checker().check(read).liveness().get("torn_lines"))
+        .isEqualTo(List.of("effect.w1.jsonl:2"));
+  }
+
+  @Test
   void theCliExitsZeroOnACleanRunAndWritesTheReportAndTheTimeline() {
     HistoryFiles.write(dir, Histories.clean());
 
