@@ -127,18 +127,25 @@ public final class Checker {
       }
     }
     for (ClientOp release : h.clientOps) {
-      if (!release.ok() || !release.op().equals("RELEASE")) {
+      if (!release.ok() || release.op().equals("ACQUIRE")) {
         continue;
       }
       List<ClientOp> matching =
           acquiresByGrant.getOrDefault(
               release.worker() + "|" + release.key() + "|" + release.token(), List.of());
-      String id = release.worker() + " " + release.key() + " token " + release.token();
+      String id =
+          release.worker()
+              + " "
+              + release.op().toLowerCase(java.util.Locale.ROOT)
+              + " "
+              + release.key()
+              + " token "
+              + release.token();
       if (matching.isEmpty()) {
-        report.violation("release_before_acquire", id + ": released, never acquired");
+        report.violation("release_before_acquire", id + ": never acquired by this worker");
       } else if (matching.stream().allMatch(a -> a.invokeNanos() > release.completeNanos())) {
         report.violation(
-            "release_before_acquire", id + ": release completed before its acquire was invoked");
+            "release_before_acquire", id + ": completed before its acquire was invoked");
       }
     }
     for (List<ClientOp> perKey : groupBy(acquires, ClientOp::key).values()) {
@@ -230,14 +237,33 @@ public final class Checker {
           s.at(),
           "submission of payout " + s.payoutId());
     }
+    Set<String> workersWithOps = new TreeSet<>();
+    Map<String, Long> acquiredAt = new HashMap<>();
+    for (ClientOp op : h.clientOps) {
+      workersWithOps.add(op.worker());
+      if (op.ok() && op.op().equals("ACQUIRE")) {
+        acquiredAt.merge(
+            op.worker() + "|" + op.key() + "|" + op.token(), op.completeNanos(), Math::min);
+      }
+    }
     for (Effect x : h.effects) {
-      effect(
-          report,
-          firstGrant,
-          x.account(),
-          x.token(),
-          x.at(),
-          x.worker() + " " + x.what() + " " + describe(x.payoutId()));
+      String what = x.worker() + " " + x.what() + " " + describe(x.payoutId());
+      effect(report, firstGrant, x.account(), x.token(), x.at(), what);
+      // The worker's own view, on the monotonic clock: it acted under a token it had not (yet)
+      // been handed. Only for workers that recorded their lock calls.
+      if (workersWithOps.contains(x.worker())) {
+        Long acquired =
+            acquiredAt.get(x.worker() + "|" + keyPrefix + x.account() + "|" + x.token());
+        if (acquired == null) {
+          report.violation(
+              "effect_without_grant",
+              what + ": token " + x.token() + " was never acquired by " + x.worker());
+        } else if (x.nanos() != null && x.nanos() < acquired) {
+          report.violation(
+              "effect_without_grant",
+              what + ": before " + x.worker() + "'s acquire of token " + x.token() + " completed");
+        }
+      }
     }
   }
 

@@ -94,6 +94,18 @@ class CheckerTest {
             h -> h.add(effect("w3", "SUBMIT", 6, "OK", 5_000))),
         broken(
             "effect_without_grant",
+            "w1 submits under w2's token 7, which it never acquired",
+            h -> h.add(effect("w1", "SUBMIT", 7, "OK", 9_550))),
+        broken(
+            "effect_without_grant",
+            "w2 claims before its acquire of token 7 completed",
+            h -> h.add(effect("w2", "CLAIM", 7, "OK", 3_950))),
+        broken(
+            "release_before_acquire",
+            "a renewal of a token the worker never acquired",
+            h -> h.add(op("w1", "RENEW", 7L, 5_000, 5_001, "OK"))),
+        broken(
+            "effect_without_grant",
             "a guard accepted token 7 before the backend granted it",
             h -> h.add(guard("RAIL_PROXY", 7, null, "ACCEPTED", "w2", 3_000))),
         broken(
