@@ -1,95 +1,658 @@
 package dev.fencepost.localstack;
 
+import dev.fencepost.batch.BatchDefaults;
 import dev.fencepost.lockserver.LockServerApplication;
+import dev.fencepost.payment.AccountId;
+import dev.fencepost.payment.LedgerAssertions;
+import dev.fencepost.payment.PaydbFixtures;
+import dev.fencepost.payoutjob.PayoutJobApplication;
+import dev.fencepost.railproxy.RailProxyApplication;
+import dev.fencepost.railstub.RailStubApplication;
+import dev.fencepost.testsupport.etcd.EtcdCluster;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresServer;
 import dev.fencepost.testsupport.postgres.PostgresDatabase;
+import java.io.File;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
- * {@code ./fencepost run}: an embedded PostgreSQL on loopback with a fresh lockdb, and the lock
- * server on it (port 8081 unless {@code --lock-port=N}). Everything lives until Ctrl-C and leaves
- * nothing behind: the database directory is temporary.
+ * {@code ./fencepost run}: the whole payout platform on one machine (issue 7). An embedded
+ * PostgreSQL on loopback with lockdb, paydb, proxydb and batchdb; the lock server (PostgreSQL
+ * backend, or etcd when asked), the rail stub (0.5 % ambiguous outcomes, A-07) and the rail proxy
+ * in this JVM; synthetic accounts and payouts seeded with {@code PaydbFixtures}; then the payout
+ * job as {@code --workers} separate JVMs racing over the same payouts (UC-02) until nothing
+ * actionable is left, and a summary read from the stores themselves: payouts per state, rail
+ * movements against POSTED payouts, duplicates from the stub's ground truth (must be 0, INV-02),
+ * the ledger assertions (INV-03), fenced-out refusals, elapsed time and throughput. See
+ * docs/local-platform.md.
+ *
+ * <p>Workers are this same program started with {@code --worker}: it runs payoutJob once ({@code
+ * PayoutJobApplication}) and exits with the job's exit code.
  */
 public final class LocalStack implements AutoCloseable {
 
-  private final EmbeddedPostgresServer postgres;
-  private final ConfigurableApplicationContext lockServer;
-  private final int lockPort;
+  /**
+   * Boot auto-configuration that must stay out of the in-process servers (Batch is on the path).
+   */
+  static final String NOT_A_JOB =
+      "org.springframework.boot.batch.autoconfigure.BatchAutoConfiguration,"
+          + "org.springframework.boot.batch.jdbc.autoconfigure.BatchJdbcAutoConfiguration,"
+          + "org.springframework.boot.batch.autoconfigure.BatchJobLauncherAutoConfiguration,"
+          + "dev.fencepost.batch.BatchSupportAutoConfiguration";
 
-  private LocalStack(Options options) {
+  static final String NO_DATABASE =
+      "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration,"
+          + "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration";
+
+  private final Options options;
+  private final EmbeddedPostgresServer postgres;
+  private final PostgresDatabase lockdb;
+  private final PostgresDatabase paydb;
+  private final PostgresDatabase proxydb;
+  private final PostgresDatabase batchdb;
+  private final EtcdCluster etcd;
+  private final ConfigurableApplicationContext lockServer;
+  private final ConfigurableApplicationContext railStub;
+  private final ConfigurableApplicationContext railProxy;
+  private final Path logDir;
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  private LocalStack(Options options) throws IOException {
+    this.options = options;
+    this.logDir = Files.createTempDirectory("fencepost-run-");
     this.postgres = EmbeddedPostgresServer.startDedicated();
-    PostgresDatabase lockdb = postgres.createDatabase("lockdb");
-    List<String> args = new ArrayList<>();
-    args.add("--server.port=" + options.lockPort());
-    args.add("--server.address=127.0.0.1");
-    args.add("--spring.datasource.url=" + lockdb.jdbcUrl());
-    args.add("--spring.datasource.username=" + lockdb.username());
-    args.add("--spring.datasource.password=" + lockdb.password());
-    args.add("--spring.application.name=lock-server");
-    if (!options.jsonLogs()) {
-      args.add("--logging.structured.format.console=");
+    this.lockdb = postgres.createDatabase("lockdb");
+    this.paydb =
+        postgres
+            .createDatabase("paydb")
+            .applyChangelog("db/changelog/paydb/db.changelog-master.yaml");
+    this.proxydb = postgres.createDatabase("proxydb");
+    this.batchdb =
+        postgres
+            .createDatabase("batchdb")
+            .applyChangelog("db/changelog/batchdb/db.changelog-master.yaml");
+    List<String> lockArgs =
+        new ArrayList<>(
+            List.of(
+                "--server.port=" + options.lockPort(),
+                "--spring.application.name=lock-server",
+                "--spring.datasource.url=" + lockdb.jdbcUrl(),
+                "--spring.datasource.username=" + lockdb.username(),
+                "--spring.datasource.password=" + lockdb.password(),
+                "--spring.liquibase.change-log=classpath:db/changelog/lockdb/db.changelog-master.yaml",
+                "--spring.autoconfigure.exclude=" + NOT_A_JOB));
+    if (options.backend().equals("etcd")) {
+      this.etcd = EtcdCluster.builder().members(1).start();
+      lockArgs.add("--fencepost.lock.backend=etcd");
+      lockArgs.add("--fencepost.lock.etcd.endpoints=" + etcd.endpoints());
+    } else {
+      this.etcd = null;
     }
-    this.lockServer =
-        new SpringApplicationBuilder(LockServerApplication.class).run(args.toArray(String[]::new));
-    this.lockPort = ((WebServerApplicationContext) lockServer).getWebServer().getPort();
+    this.lockServer = server(LockServerApplication.class, lockArgs);
+    this.railStub =
+        server(
+            RailStubApplication.class,
+            List.of(
+                "--server.port=0",
+                "--spring.application.name=rail-stub",
+                "--spring.autoconfigure.exclude=" + NOT_A_JOB + "," + NO_DATABASE,
+                "--fencepost.stub.hang=3s",
+                // A-07's 0.5 % ambiguity, split as the stub's realistic profile splits it.
+                "--fencepost.stub.faults.rates.TIMEOUT_BEFORE_SETTLE=" + options.ambiguity() * 0.3,
+                "--fencepost.stub.faults.rates.TIMEOUT_AFTER_SETTLE=" + options.ambiguity() * 0.4,
+                "--fencepost.stub.faults.rates.ERROR_AFTER_SETTLE=" + options.ambiguity() * 0.2,
+                "--fencepost.stub.faults.rates.RESET=" + options.ambiguity() * 0.1));
+    this.railProxy =
+        server(
+            RailProxyApplication.class,
+            List.of(
+                "--server.port=0",
+                "--spring.application.name=rail-proxy",
+                "--spring.datasource.url=" + proxydb.jdbcUrl(),
+                "--spring.datasource.username=" + proxydb.username(),
+                "--spring.datasource.password=" + proxydb.password(),
+                "--spring.liquibase.change-log=classpath:db/changelog/proxydb/db.changelog-master.yaml",
+                "--spring.autoconfigure.exclude=" + NOT_A_JOB,
+                "--fencepost.rail.base-url=" + url(railStub),
+                "--fencepost.rail.timeout=1s"));
   }
 
-  /** Starts the stack; the caller closes it. */
-  public static LocalStack start(Options options) {
+  private ConfigurableApplicationContext server(Class<?> application, List<String> args) {
+    List<String> all = new ArrayList<>(args);
+    all.add("--server.address=127.0.0.1");
+    all.add("--spring.main.banner-mode=off");
+    if (!options.jsonLogs()) {
+      all.add("--logging.structured.format.console=");
+      all.add("--logging.level.root=WARN");
+    }
+    return new SpringApplicationBuilder(application).run(all.toArray(String[]::new));
+  }
+
+  /** Starts the services (no payouts yet); the caller closes it. */
+  public static LocalStack start(Options options) throws IOException {
     return new LocalStack(options);
   }
 
   public String lockServerUrl() {
-    return "http://127.0.0.1:" + lockPort;
+    return url(lockServer);
+  }
+
+  public String proxyUrl() {
+    return url(railProxy);
+  }
+
+  public String stubUrl() {
+    return url(railStub);
   }
 
   public int postgresPort() {
     return postgres.port();
   }
 
+  /** Seeds {@code options.payouts()} PENDING payouts over {@code options.accounts()} accounts. */
+  public void seed() {
+    PaydbFixtures fixtures = new PaydbFixtures(paydb.dataSource(), "local-stack");
+    Random random = new Random(42);
+    int accounts = options.accounts();
+    long[] amounts = new long[options.payouts()];
+    long[] perAccount = new long[accounts];
+    for (int i = 0; i < amounts.length; i++) {
+      amounts[i] = 100 + random.nextInt(9_900);
+      perAccount[i % accounts] += amounts[i];
+    }
+    for (int a = 0; a < accounts; a++) {
+      fixtures.createAccount(account(a), perAccount[a] + 1_000);
+    }
+    for (int i = 0; i < amounts.length; i++) {
+      fixtures.createPendingPayout(account(i % accounts), amounts[i], "EUR", "ben-" + i);
+    }
+  }
+
+  private static AccountId account(int index) {
+    return AccountId.of(String.format("acc-%05d", index));
+  }
+
+  /**
+   * Runs rounds of {@code workers} worker processes until nothing actionable is left (a run ends
+   * when it has tried everything it may; payouts behind a held lock wait for the next round), at
+   * most five rounds. Prints progress every two seconds.
+   */
+  public Summary runWorkers() throws Exception {
+    long started = System.nanoTime();
+    int rounds = 0;
+    Thread progress = new Thread(this::printProgress, "progress");
+    progress.setDaemon(true);
+    progress.start();
+    try {
+      while (rounds < 5 && actionable() > 0) {
+        rounds++;
+        List<Process> workers = new ArrayList<>();
+        for (int w = 0; w < options.workers(); w++) {
+          workers.add(startWorker(rounds, w));
+        }
+        for (Process worker : workers) {
+          if (!worker.waitFor(10, TimeUnit.MINUTES)) {
+            worker.destroyForcibly();
+          }
+        }
+      }
+    } finally {
+      progress.interrupt();
+    }
+    return summarize(Duration.ofNanos(System.nanoTime() - started), rounds);
+  }
+
+  private Process startWorker(int round, int index) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+    String classPath = System.getProperty("java.class.path");
+    if (!classPath.contains(File.pathSeparator) && classPath.endsWith(".jar")) {
+      command.addAll(List.of("-jar", classPath));
+    } else {
+      command.addAll(List.of("-cp", classPath, LocalStack.class.getName()));
+    }
+    command.add("--worker");
+    command.add("--spring.main.web-application-type=none");
+    command.add("--spring.application.name=payout-job");
+    command.add("--spring.main.banner-mode=off");
+    command.add("--logging.structured.format.console=");
+    command.add("--fencepost.payout.exit-when-done=true");
+    command.add("--fencepost.payout.worker-id=worker-" + round + "-" + index);
+    command.add("--spring.datasource.url=" + batchdb.jdbcUrl());
+    command.add("--spring.datasource.username=" + batchdb.username());
+    command.add("--spring.datasource.password=" + batchdb.password());
+    // Other applications' application.yaml files share this class path: name ours explicitly.
+    command.add("--spring.liquibase.change-log=" + BatchDefaults.BATCHDB_CHANGELOG);
+    command.add("--fencepost.payout.paydb.url=" + paydb.jdbcUrl());
+    command.add("--fencepost.payout.paydb.username=" + paydb.username());
+    command.add("--fencepost.payout.paydb.password=" + paydb.password());
+    command.add("--fencepost.payout.proxy.base-url=" + proxyUrl());
+    command.add("--fencepost.lock.client.base-url=" + lockServerUrl());
+    File log = logDir.resolve("worker-" + round + "-" + index + ".log").toFile();
+    return new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log))
+        .start();
+  }
+
+  /** PENDING payouts a worker may take, plus in-flight payouts a worker must recover. */
+  long actionable() {
+    JdbcClient jdbc = JdbcClient.create(paydb.dataSource());
+    long inFlight =
+        jdbc.sql(
+                "SELECT count(*) FROM payout WHERE state IN ('CLAIMED','RAIL_SUBMITTED','RAIL_ACKED')")
+            .query(Long.class)
+            .single();
+    long pendingFree =
+        jdbc.sql(
+                """
+                SELECT count(*) FROM payout p WHERE p.state = 'PENDING' AND NOT EXISTS (
+                  SELECT 1 FROM payout q WHERE q.account_id = p.account_id
+                   AND q.state IN ('CLAIMED','RAIL_SUBMITTED','RAIL_ACKED','RAIL_AMBIGUOUS'))
+                """)
+            .query(Long.class)
+            .single();
+    return inFlight + pendingFree;
+  }
+
+  Map<String, Long> states() {
+    Map<String, Long> states = new LinkedHashMap<>();
+    for (String state :
+        List.of(
+            "PENDING",
+            "CLAIMED",
+            "RAIL_SUBMITTED",
+            "RAIL_ACKED",
+            "RAIL_AMBIGUOUS",
+            "POSTED",
+            "FAILED",
+            "ABANDONED")) {
+      states.put(state, 0L);
+    }
+    JdbcClient.create(paydb.dataSource())
+        .sql("SELECT state, count(*) AS n FROM payout GROUP BY state")
+        .query((rs, i) -> Map.entry(rs.getString("state"), rs.getLong("n")))
+        .list()
+        .forEach(e -> states.put(e.getKey(), e.getValue()));
+    return states;
+  }
+
+  private void printProgress() {
+    try {
+      while (!Thread.currentThread().isInterrupted()) {
+        Map<String, Long> s = states();
+        System.out.printf(
+            "  progress: %d PENDING, %d in flight, %d POSTED, %d FAILED, %d RAIL_AMBIGUOUS%n",
+            s.get("PENDING"),
+            s.get("CLAIMED") + s.get("RAIL_SUBMITTED") + s.get("RAIL_ACKED"),
+            s.get("POSTED"),
+            s.get("FAILED"),
+            s.get("RAIL_AMBIGUOUS"));
+        Thread.sleep(2_000);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      // The stack is closing; stop reporting.
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  Summary summarize(Duration elapsed, int rounds) throws Exception {
+    Map<String, Long> states = states();
+    String body =
+        http.send(
+                HttpRequest.newBuilder(URI.create(stubUrl() + "/rail/admin/movements")).build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
+    Map<String, Object> movementsAnswer = JsonMapper.builder().build().readValue(body, Map.class);
+    List<Map<String, Object>> movements =
+        (List<Map<String, Object>>) movementsAnswer.getOrDefault("movements", List.of());
+    Map<String, Integer> perReference = new LinkedHashMap<>();
+    for (Map<String, Object> movement : movements) {
+      perReference.merge(String.valueOf(movement.get("clientReference")), 1, Integer::sum);
+    }
+    long duplicates = perReference.values().stream().filter(n -> n > 1).mapToLong(n -> n - 1).sum();
+    LedgerAssertions.Report ledger = new LedgerAssertions(paydb.dataSource()).check(10);
+    long fencedAtProxy =
+        JdbcClient.create(proxydb.dataSource())
+            .sql("SELECT count(*) FROM submission_rejection WHERE reason = 'FENCED'")
+            .query(Long.class)
+            .single();
+    long fencedOut = fencedAtProxy + countInWorkerLogs(" FENCED_OUT");
+    long finished =
+        states.get("POSTED")
+            + states.get("FAILED")
+            + states.get("RAIL_AMBIGUOUS")
+            + states.get("ABANDONED");
+    double seconds = Math.max(0.001, elapsed.toMillis() / 1000.0);
+    return new Summary(
+        options.payouts(),
+        options.accounts(),
+        options.workers(),
+        options.backend(),
+        states,
+        movements.size(),
+        states.get("POSTED"),
+        duplicates,
+        ledger.clean(),
+        fencedOut,
+        rounds,
+        elapsed.toMillis(),
+        finished / seconds,
+        logDir.toString());
+  }
+
+  private long countInWorkerLogs(String needle) throws IOException {
+    long count = 0;
+    try (var files = Files.list(logDir)) {
+      for (Path file : files.toList()) {
+        try (var lines = Files.lines(file)) {
+          count += lines.filter(line -> line.contains(needle)).count();
+        }
+      }
+    }
+    return count;
+  }
+
   @Override
   public void close() {
-    lockServer.close();
+    for (ConfigurableApplicationContext context : List.of(railProxy, railStub, lockServer)) {
+      try {
+        context.close();
+      } catch (RuntimeException e) {
+        // keep closing the others
+      }
+    }
+    if (etcd != null) {
+      etcd.close();
+    }
     postgres.close();
+  }
+
+  private static String url(ConfigurableApplicationContext context) {
+    return "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
+  }
+
+  /**
+   * What a run did, from the stores: paydb states, the stub's movements (the ground truth), the
+   * ledger assertions and the guards' refusals.
+   *
+   * @param payouts payouts seeded
+   * @param accounts accounts seeded
+   * @param workers worker processes per round
+   * @param backend lock backend
+   * @param states payouts per state at the end
+   * @param railMovements movements the rail received
+   * @param posted POSTED payouts (each should be exactly one movement)
+   * @param duplicates movements beyond the first for a client reference (INV-02: must be 0)
+   * @param ledgerBalanced INV-03 assertions all clean
+   * @param fencedOut refusals of a stale token at either guard
+   * @param rounds worker rounds run
+   * @param elapsedMillis from the first worker's start to the last one's end
+   * @param payoutsPerSecond payouts brought to POSTED, FAILED or RAIL_AMBIGUOUS per second
+   * @param logDir where the worker logs are
+   */
+  public record Summary(
+      int payouts,
+      int accounts,
+      int workers,
+      String backend,
+      Map<String, Long> states,
+      long railMovements,
+      long posted,
+      long duplicates,
+      boolean ledgerBalanced,
+      long fencedOut,
+      int rounds,
+      long elapsedMillis,
+      double payoutsPerSecond,
+      String logDir) {
+
+    /** The run kept the promises: no duplicate, balanced ledger. */
+    public boolean healthy() {
+      return duplicates == 0 && ledgerBalanced;
+    }
+
+    String text() {
+      StringBuilder out = new StringBuilder();
+      out.append(
+          String.format(
+              "%nFencepost local run: %d payouts over %d accounts, %d workers, %s lock backend%n",
+              payouts, accounts, workers, backend));
+      out.append("  payouts by final state:\n");
+      states.forEach(
+          (state, n) -> {
+            if (n > 0) {
+              out.append(String.format("    %-15s %6d%n", state, n));
+            }
+          });
+      out.append(
+          String.format(
+              "  rail movements  %6d   against %d POSTED payouts"
+                  + " (the rest moved money under an ambiguous outcome)%n",
+              railMovements, posted));
+      out.append(String.format("  duplicates      %6d   (must be 0)%n", duplicates));
+      out.append(String.format("  ledger balanced %6s%n", ledgerBalanced ? "yes" : "NO"));
+      out.append(String.format("  fenced out      %6d%n", fencedOut));
+      out.append(
+          String.format(
+              "  elapsed         %6.1f s in %d round(s), %.1f payouts/s%n",
+              elapsedMillis / 1000.0, rounds, payoutsPerSecond));
+      out.append("  worker logs     ").append(logDir).append('\n');
+      if (states.getOrDefault("PENDING", 0L) > 0) {
+        out.append(
+            "  (PENDING payouts wait behind an ambiguous payout of their account: one in flight per"
+                + " account, A-15; the reconciler resolves ambiguity)\n");
+      }
+      return out.toString();
+    }
+
+    String json() {
+      return JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(this);
+    }
   }
 
   /**
    * Command-line options.
    *
+   * @param payouts payouts to seed
+   * @param accounts accounts to spread them over
+   * @param workers worker processes per round
+   * @param backend {@code postgres} or {@code etcd}
+   * @param keepRunning leave the services up after the summary, until Ctrl-C
+   * @param summaryJson write the summary as JSON here (null: don't)
    * @param lockPort the lock server's port (0: any free port)
-   * @param jsonLogs whether to print the structured JSON logs production uses
+   * @param jsonLogs print the servers' structured JSON logs
+   * @param ambiguity the rail's rate of ambiguous outcomes
    */
-  public record Options(int lockPort, boolean jsonLogs) {
+  public record Options(
+      int payouts,
+      int accounts,
+      int workers,
+      String backend,
+      boolean keepRunning,
+      Path summaryJson,
+      int lockPort,
+      boolean jsonLogs,
+      double ambiguity) {
+
+    static Options defaults() {
+      return new Options(1_000, 100, 4, "postgres", false, null, 8081, false, 0.005);
+    }
 
     static Options parse(String[] args) {
-      int lockPort = 8081;
-      boolean json = false;
-      for (String arg : args) {
-        if (arg.startsWith("--lock-port=")) {
-          lockPort = Integer.parseInt(arg.substring("--lock-port=".length()));
-        } else if (arg.equals("--json-logs")) {
-          json = true;
-        } else if (arg.equals("--help") || arg.equals("-h")) {
-          System.out.println(
-              "usage: ./fencepost run [--lock-port=8081] [--json-logs]\n"
-                  + "Starts embedded PostgreSQL and the lock server on it, until Ctrl-C.");
-          System.exit(0);
-        } else {
-          System.err.println("unknown option " + arg + " (try --help)");
-          System.exit(2);
+      Options o = defaults();
+      for (int i = 0; i < args.length; i++) {
+        String arg = args[i];
+        String value = null;
+        if (arg.contains("=")) {
+          value = arg.substring(arg.indexOf('=') + 1);
+          arg = arg.substring(0, arg.indexOf('='));
+        } else if (i + 1 < args.length && !args[i + 1].startsWith("--") && takesValue(arg)) {
+          value = args[++i];
+        }
+        switch (arg) {
+          case "--payouts" -> o = o.with(Integer.parseInt(value), o.accounts, o.workers);
+          case "--accounts" -> o = o.with(o.payouts, Integer.parseInt(value), o.workers);
+          case "--workers" -> o = o.with(o.payouts, o.accounts, Integer.parseInt(value));
+          case "--backend" -> {
+            if (!value.equals("postgres") && !value.equals("etcd")) {
+              usage("--backend is postgres or etcd");
+            }
+            o =
+                new Options(
+                    o.payouts,
+                    o.accounts,
+                    o.workers,
+                    value,
+                    o.keepRunning,
+                    o.summaryJson,
+                    o.lockPort,
+                    o.jsonLogs,
+                    o.ambiguity);
+          }
+          case "--keep-running" ->
+              o =
+                  new Options(
+                      o.payouts,
+                      o.accounts,
+                      o.workers,
+                      o.backend,
+                      true,
+                      o.summaryJson,
+                      o.lockPort,
+                      o.jsonLogs,
+                      o.ambiguity);
+          case "--summary-json" ->
+              o =
+                  new Options(
+                      o.payouts,
+                      o.accounts,
+                      o.workers,
+                      o.backend,
+                      o.keepRunning,
+                      Path.of(value),
+                      o.lockPort,
+                      o.jsonLogs,
+                      o.ambiguity);
+          case "--lock-port" ->
+              o =
+                  new Options(
+                      o.payouts,
+                      o.accounts,
+                      o.workers,
+                      o.backend,
+                      o.keepRunning,
+                      o.summaryJson,
+                      Integer.parseInt(value),
+                      o.jsonLogs,
+                      o.ambiguity);
+          case "--ambiguity" ->
+              o =
+                  new Options(
+                      o.payouts,
+                      o.accounts,
+                      o.workers,
+                      o.backend,
+                      o.keepRunning,
+                      o.summaryJson,
+                      o.lockPort,
+                      o.jsonLogs,
+                      Double.parseDouble(value));
+          case "--json-logs" ->
+              o =
+                  new Options(
+                      o.payouts,
+                      o.accounts,
+                      o.workers,
+                      o.backend,
+                      o.keepRunning,
+                      o.summaryJson,
+                      o.lockPort,
+                      true,
+                      o.ambiguity);
+          case "--help", "-h" -> usage(null);
+          default -> usage("unknown option " + arg);
         }
       }
-      return new Options(lockPort, json);
+      if (o.payouts < 1 || o.accounts < 1 || o.workers < 1 || o.accounts > o.payouts) {
+        usage("need payouts >= accounts >= 1 and workers >= 1");
+      }
+      return o;
+    }
+
+    private Options with(int payouts, int accounts, int workers) {
+      return new Options(
+          payouts,
+          accounts,
+          workers,
+          backend,
+          keepRunning,
+          summaryJson,
+          lockPort,
+          jsonLogs,
+          ambiguity);
+    }
+
+    private static boolean takesValue(String arg) {
+      return List.of(
+              "--payouts",
+              "--accounts",
+              "--workers",
+              "--backend",
+              "--summary-json",
+              "--lock-port",
+              "--ambiguity")
+          .contains(arg);
+    }
+
+    private static void usage(String error) {
+      String text =
+          """
+          usage: ./fencepost run [--payouts 1000] [--accounts 100] [--workers 4]
+                                 [--backend postgres|etcd] [--keep-running]
+                                 [--summary-json FILE] [--lock-port 8081] [--ambiguity 0.005]
+                                 [--json-logs]
+          Starts embedded PostgreSQL, the lock server, the rail stub and the rail proxy, seeds
+          payouts, runs the payout job as worker processes until nothing is left to do, and prints
+          a summary (exit code 0 when there is no duplicate and the ledger balances).""";
+      if (error == null) {
+        System.out.println(text);
+        System.exit(0);
+      }
+      System.err.println(error + "\n" + text);
+      System.exit(2);
     }
   }
 
-  public static void main(String[] args) throws InterruptedException {
+  public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("--worker")) {
+      PayoutJobApplication.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
     Options options = Options.parse(args);
+    System.out.printf(
+        "Starting Fencepost locally: embedded PostgreSQL, lock server (%s), rail stub, rail proxy...%n",
+        options.backend());
     LocalStack stack = start(options);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
@@ -100,24 +663,30 @@ public final class LocalStack implements AutoCloseable {
                   stopped.countDown();
                 },
                 "local-stack-stop"));
-    String url = stack.lockServerUrl();
     System.out.printf(
-        """
+        "Seeding %d payouts over %d accounts...%n", options.payouts(), options.accounts());
+    stack.seed();
+    System.out.printf("Running payoutJob in %d worker processes...%n", options.workers());
+    Summary summary = stack.runWorkers();
+    System.out.print(summary.text());
+    if (options.summaryJson() != null) {
+      Files.writeString(options.summaryJson(), summary.json());
+      System.out.println("  summary JSON    " + options.summaryJson());
+    }
+    if (options.keepRunning()) {
+      System.out.printf(
+          """
 
-        Fencepost local stack is up.
-          lock server   %s   (backend: postgres, embedded on port %d)
-          metrics       %s/actuator/prometheus
-
-        Try it:
-          S=$(curl -s -XPOST %s/v1/sessions -H 'Content-Type: application/json' \\
-                -d '{"owner":"me","ttlMillis":15000}' | sed 's/.*"sessionId":"\\([^"]*\\)".*/\\1/')
-          curl -s -XPOST %s/v1/locks/payout:acc-1/acquire -H 'Content-Type: application/json' \\
-                -d "{\\"sessionId\\":\\"$S\\",\\"waitMillis\\":0}"
-          curl -s %s/v1/locks/payout:acc-1
-
-        Ctrl-C stops everything.
-        %n""",
-        url, stack.postgresPort(), url, url, url, url);
-    stopped.await();
+          Services stay up until Ctrl-C:
+            lock server   %s
+            rail proxy    %s
+            rail stub     %s   (GET /rail/admin/movements: the ground truth)
+            PostgreSQL    127.0.0.1:%d  (lockdb, paydb, proxydb, batchdb; user postgres)
+          %n""",
+          stack.lockServerUrl(), stack.proxyUrl(), stack.stubUrl(), stack.postgresPort());
+      stopped.await();
+      return;
+    }
+    System.exit(summary.healthy() ? 0 : 1);
   }
 }

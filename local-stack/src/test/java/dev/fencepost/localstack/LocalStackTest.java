@@ -2,29 +2,36 @@ package dev.fencepost.localstack;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The README's run command brings up a lock server a person can drive with curl. */
+/**
+ * The README's run command, small: 60 payouts over 12 accounts, two worker processes racing. The
+ * summary is read from the stores: no duplicate movement (INV-02), the ledger balances (INV-03),
+ * every POSTED payout moved money once, and nothing actionable is left.
+ */
 class LocalStackTest {
 
   @Test
-  void theLocalStackServesTheLockApiOnEmbeddedPostgres() throws Exception {
-    try (LocalStack stack = LocalStack.start(new LocalStack.Options(0, false))) {
-      HttpClient http = HttpClient.newHttpClient();
-      HttpResponse<String> session =
-          http.send(
-              HttpRequest.newBuilder(URI.create(stack.lockServerUrl() + "/v1/sessions"))
-                  .header("Content-Type", "application/json")
-                  .POST(
-                      HttpRequest.BodyPublishers.ofString("{\"owner\":\"me\",\"ttlMillis\":15000}"))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      assertThat(session.statusCode()).isEqualTo(201);
-      assertThat(session.body()).contains("\"sessionId\"");
+  void aSmallLocalRunEndsWithNoDuplicateAndABalancedLedger() throws Exception {
+    LocalStack.Options options =
+        new LocalStack.Options(60, 12, 2, "postgres", false, (Path) null, 0, false, 0.005);
+    try (LocalStack stack = LocalStack.start(options)) {
+      stack.seed();
+
+      LocalStack.Summary summary = stack.runWorkers();
+
+      assertThat(summary.duplicates()).isZero();
+      assertThat(summary.ledgerBalanced()).isTrue();
+      assertThat(summary.healthy()).isTrue();
+      assertThat(summary.posted()).isPositive();
+      assertThat(summary.railMovements()).isGreaterThanOrEqualTo(summary.posted());
+      assertThat(summary.states().get("CLAIMED")).isZero();
+      assertThat(summary.states().get("RAIL_SUBMITTED")).isZero();
+      assertThat(summary.states().get("RAIL_ACKED")).isZero();
+      assertThat(stack.actionable()).isZero();
+      assertThat(summary.text()).contains("duplicates").contains("ledger balanced");
+      assertThat(summary.json()).contains("\"duplicates\" : 0");
     }
   }
 }
