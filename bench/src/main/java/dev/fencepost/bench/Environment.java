@@ -222,7 +222,11 @@ public final class Environment implements AutoCloseable {
   public String postgresVersion() {
     try (Connection c = benchDb.dataSource().getConnection();
         Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SHOW server_version")) {
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT current_setting('server_version') || ', synchronous_commit='"
+                    + " || current_setting('synchronous_commit') || ', fsync='"
+                    + " || current_setting('fsync')")) {
       return rs.next() ? rs.getString(1) : "?";
     } catch (Exception e) {
       return "?";

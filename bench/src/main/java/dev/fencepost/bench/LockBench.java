@@ -13,7 +13,7 @@ import java.util.function.Consumer;
  * The suite's entry point: starts the environment, runs every target interleaved, and writes the
  * "Lock benchmarks" section of docs/benchmarks.md and its plot.
  *
- * <p>System properties: {@code bench.rounds} (3), {@code bench.seconds} (1.5 per run), {@code
+ * <p>System properties: {@code bench.rounds} (2), {@code bench.seconds} (1.5 per run), {@code
  * bench.sessions} (10000), {@code bench.heartbeatSeconds} (15), {@code bench.out}
  * (docs/benchmarks.md), {@code bench.command} (printed at the top), {@code bench.serverJvmArgs}.
  */
@@ -48,7 +48,7 @@ public final class LockBench {
   public static void main(String[] args) throws Exception {
     Settings settings =
         new Settings(
-            Integer.getInteger("bench.rounds", 3),
+            Integer.getInteger("bench.rounds", 2),
             Duration.ofMillis(
                 (long) (1000 * Double.parseDouble(System.getProperty("bench.seconds", "1.5")))),
             Duration.ofSeconds(2),

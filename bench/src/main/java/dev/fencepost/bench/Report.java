@@ -64,7 +64,8 @@ public final class Report {
         f(
             "Run started %s, wall time %.0f s; %d rounds x %.1f s per (operation, target), targets"
                 + " interleaved within each round; %d-s warm-up per target. Machine: %d cores,"
-                + " Java %s; PostgreSQL %s (embedded, fsync on); etcd %s. **Other engineers' test"
+                + " Java %s; PostgreSQL %s (embedded; zonky's default synchronous_commit=off means a"
+                + " commit does not wait for its WAL flush, which flatters P1-P4 alike); etcd %s. **Other engineers' test"
                 + " suites shared this 2-core machine during the run**, so absolute numbers are"
                 + " noisy: compare ratios within one run, not across runs. Every process (harness,"
                 + " etcd, PostgreSQL, two lock-server JVMs) ran on the same machine over loopback.\n\n",
@@ -192,7 +193,7 @@ public final class Report {
       md.append("not measured in this run.\n\n");
     } else {
       md.append(
-          "Fixed-rate keepalives (`POST /v1/sessions/{id}/keepalive`) from 8 threads, one per"
+          "Fixed-rate keepalives (`POST /v1/sessions/{id}/keepalive`) from 32 threads, one per"
               + " session every 5 s, latency corrected for coordinated omission (measured from the"
               + " intended send time). Heap: live heap after `jcmd GC.run`, before sessions, with"
               + " the idle sessions, and with one held lock per session.\n\n");

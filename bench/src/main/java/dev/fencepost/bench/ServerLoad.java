@@ -49,6 +49,9 @@ public final class ServerLoad {
     }
   }
 
+  /** Enough senders that 2,000 keepalives/s need only 16 ms each; fewer would cap the rate. */
+  private static final int THREADS = 32;
+
   private static final Pattern USED = Pattern.compile("total \\d+K, used (\\d+)K");
 
   private ServerLoad() {}
@@ -65,7 +68,7 @@ public final class ServerLoad {
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2))
             .build();
-    ExecutorService pool = Executors.newFixedThreadPool(8);
+    ExecutorService pool = Executors.newFixedThreadPool(THREADS);
     try {
       long baseline = measureHeap ? liveHeap(server) : -1;
       List<String> ids = Collections.synchronizedList(new ArrayList<>());
@@ -95,7 +98,7 @@ public final class ServerLoad {
       long t0 = System.nanoTime();
       LoadGenerator.Result r =
           LoadGenerator.fixedRate(
-              8,
+              THREADS,
               rate,
               duration,
               new LoadGenerator.Operation() {
