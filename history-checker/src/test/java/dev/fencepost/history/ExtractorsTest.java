@@ -2,6 +2,7 @@ package dev.fencepost.history;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.fencepost.history.Records.Account;
 import dev.fencepost.history.Records.Grant;
 import dev.fencepost.history.Records.GuardDecision;
@@ -11,6 +12,11 @@ import dev.fencepost.history.Records.RailMovement;
 import dev.fencepost.history.Records.Submission;
 import dev.fencepost.history.Records.Transition;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -18,6 +24,7 @@ import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The extractors against the real changelogs of paydb, proxydb and lockdb (db module). */
 class ExtractorsTest {
@@ -37,6 +44,8 @@ class ExtractorsTest {
   private static final UUID PAYOUT = UUID.fromString("0b6f8e1c-6a51-4d0e-9e2a-3f1c2b7d9a10");
   private static final String REFERENCE = "fp-0b6f8e1c6a514d0e9e2a3f1c2b7d9a10";
   private static final UUID SESSION = UUID.fromString("5a5a5a5a-0000-4000-8000-000000000001");
+
+  @TempDir Path runDir;
 
   @Test
   void aPostedPayoutReadFromTheRealSchemasIsCheckedCleanRowForRow() throws Exception {
@@ -115,13 +124,7 @@ class ExtractorsTest {
     try (Connection c = proxydb.dataSource().getConnection()) {
       Extractors.proxydb(c).forEach(history::add);
     }
-    Extractors.railMovements(
-            "{\"movements\":[{\"railReference\":\"RAIL-1\",\"clientReference\":\""
-                + REFERENCE
-                + "\",\"amountMinor\":2500,\"currency\":\"EUR\",\"beneficiaryRef\":\"ben-1\","
-                + "\"status\":\"SETTLED\",\"receivedAt\":\"2026-11-29T10:00:01Z\","
-                + "\"visibleAt\":\"2026-11-29T10:00:01Z\"}]}")
-        .forEach(history::add);
+    Extractors.railMovements(movementsJson()).forEach(history::add);
 
     assertThat(history.grants)
         .extracting(Grant::key, Grant::token, Grant::kind, Grant::session)
@@ -167,6 +170,64 @@ class ExtractorsTest {
     assertThat(report.safety())
         .allSatisfy((check, counter) -> assertThat(counter.count()).as(check).isZero());
     assertThat(report.liveness().get("guard_rejections").toString()).isEqualTo("{RAIL_PROXY=1}");
+
+    // The same stores through the CLI, as a scenario runs it: extract, then check.
+    HttpServer stub = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    stub.createContext(
+        "/rail/admin/movements",
+        exchange -> {
+          byte[] body = movementsJson().getBytes(StandardCharsets.UTF_8);
+          exchange.getResponseHeaders().add("Content-Type", "application/json");
+          exchange.sendResponseHeaders(200, body.length);
+          exchange.getResponseBody().write(body);
+          exchange.close();
+        });
+    stub.start();
+    try {
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      PrintStream errors = new PrintStream(err, true, StandardCharsets.UTF_8);
+      PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+      int extracted =
+          Main.run(
+              new String[] {
+                "extract",
+                runDir.toString(),
+                "--lockdb",
+                url(lockdb),
+                "--paydb",
+                url(paydb),
+                "--proxydb",
+                url(proxydb),
+                "--rail",
+                "http://127.0.0.1:" + stub.getAddress().getPort()
+              },
+              out,
+              errors);
+      assertThat(extracted).as(err.toString(StandardCharsets.UTF_8)).isZero();
+      assertThat(Main.run(new String[] {runDir.toString()}, out, errors)).isEqualTo(Main.SAFE);
+      assertThat(runDir.resolve("rail_movement.jsonl")).exists();
+      assertThat(HistoryFiles.read(runDir).payouts).isEqualTo(history.payouts);
+    } finally {
+      stub.stop(0);
+    }
+  }
+
+  private static String url(EmbeddedPostgresExtension db) {
+    String url = db.jdbcUrl();
+    return url
+        + (url.contains("?") ? "&" : "?")
+        + "user="
+        + db.database().username()
+        + "&password="
+        + db.database().password();
+  }
+
+  private static String movementsJson() {
+    return "{\"movements\":[{\"railReference\":\"RAIL-1\",\"clientReference\":\""
+        + REFERENCE
+        + "\",\"amountMinor\":2500,\"currency\":\"EUR\",\"beneficiaryRef\":\"ben-1\","
+        + "\"status\":\"SETTLED\",\"receivedAt\":\"2026-11-29T10:00:01Z\","
+        + "\"visibleAt\":\"2026-11-29T10:00:01Z\"}]}";
   }
 
   private static String audit(String from, String to) {
