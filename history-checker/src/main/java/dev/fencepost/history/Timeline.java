@@ -103,7 +103,7 @@ public final class Timeline {
     }
     Axis axis = new Axis(start, end);
 
-    int height = TOP + lanes.size() * LANE + 40;
+    int height = TOP + lanes.size() * LANE + 30;
     StringBuilder svg = new StringBuilder();
     svg.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"")
@@ -121,8 +121,9 @@ public final class Timeline {
         "normal",
         String.format(
             Locale.ROOT,
-            "%.1f s on the host's monotonic clock; bars: grants (token); green dot: guard"
-                + " accepted; red cross: guard rejected; diamond: effect; dashed: harness event%s",
+            "%.1f s on the host's monotonic clock; bars: grants (token), faded where the backend"
+                + " had ended it; green dot: guard accepted; red cross: guard rejected;"
+                + " diamond: effect; triangle: rail movement; dashed: harness event%s",
             (end - start) / 1e9,
             omitted == 0 ? "" : "; " + omitted + " marks without a common clock omitted"));
 
@@ -146,7 +147,18 @@ public final class Timeline {
       svg.append("</g>\n");
     }
 
-    // Grant intervals: acquire completed -> matching release completed (or the end of the run).
+    // When the backend took each grant away (expiry, revoke, session closed; a release is the
+    // holder's own act), on the monotonic axis.
+    Map<String, Long> backendEnd = new HashMap<>();
+    for (Records.Grant g : h.grants) {
+      boolean takenAway = !g.acquired() && !g.kind().equals("RELEASED");
+      Long t = takenAway ? position(null, g.at(), offset) : null;
+      if (t != null) {
+        backendEnd.merge(g.key() + "|" + g.token(), t, Math::min);
+      }
+    }
+    // Grant intervals: acquire completed -> matching release completed (or the end of the run),
+    // solid while the backend still held it, faded where only the worker believed it held it.
     for (ClientOp a : h.clientOps) {
       if (!a.ok() || !a.op().equals("ACQUIRE")) {
         continue;
@@ -164,6 +176,26 @@ public final class Timeline {
       }
       int y = laneY.get(a.worker()) + 6;
       double x1 = axis.x(a.completeNanos());
+      Long ended = backendEnd.get(a.key() + "|" + a.token());
+      if (ended != null && ended >= a.completeNanos() && ended < until) {
+        double xe = axis.x(ended);
+        svg.append("<rect class=\"grant-lost\" x=\"")
+            .append(fmt(xe))
+            .append("\" y=\"")
+            .append(y)
+            .append("\" width=\"")
+            .append(fmt(Math.max(axis.x(until) - xe, 1)))
+            .append("\" height=\"14\" fill=\"#8fb8de\" fill-opacity=\"0.3\" stroke=\"#3a6f9f\"")
+            .append(" stroke-dasharray=\"3 2\"><title>")
+            .append(
+                xml(
+                    a.key()
+                        + " token "
+                        + a.token()
+                        + ": ended by the backend, still believed held"))
+            .append("</title></rect>\n");
+        until = ended;
+      }
       double x2 = Math.max(axis.x(until), x1 + 2);
       svg.append("<rect class=\"grant\" x=\"")
           .append(fmt(x1))
@@ -177,6 +209,7 @@ public final class Timeline {
       text(svg, x1 + 3, y + 11, 10, "normal", "T" + a.token());
       svg.append('\n');
     }
+    Map<String, Double> lastLabel = new HashMap<>();
     for (Effect x : h.effects) {
       Long t = position(x.nanos(), x.at(), offset);
       if (t == null) {
@@ -198,7 +231,11 @@ public final class Timeline {
                       + x.token()
                       + (x.outcome() == null ? "" : " " + x.outcome())))
           .append("</title></path>");
-      text(svg, cx + 6, cy + 9, 9, "normal", x.what());
+      Double previous = lastLabel.get(x.worker());
+      if (previous == null || cx - previous > 45) {
+        text(svg, cx + 6, cy + 9, 9, "normal", x.what());
+        lastLabel.put(x.worker(), cx);
+      }
       svg.append('\n');
     }
     for (Object[] m : guardMarks) {
@@ -266,6 +303,28 @@ public final class Timeline {
           .append(xml(e.kind() + (e.detail() == null ? "" : " " + e.detail())))
           .append("</title></line>");
       text(svg, x + 3, y1 + LANE - 10, 9, "bold", e.kind());
+      svg.append('\n');
+    }
+    int axisY = TOP + lanes.size() * LANE + 4;
+    for (int i = 0; i <= 5; i++) {
+      long t = start + (end - start) * i / 5;
+      double x = axis.x(t);
+      svg.append("<line class=\"tick\" x1=\"")
+          .append(fmt(x))
+          .append("\" x2=\"")
+          .append(fmt(x))
+          .append("\" y1=\"")
+          .append(axisY)
+          .append("\" y2=\"")
+          .append(axisY + 5)
+          .append("\" stroke=\"#333\"/>");
+      text(
+          svg,
+          x - 10,
+          axisY + 17,
+          9,
+          "normal",
+          String.format(Locale.ROOT, "%.2f s", (t - start) / 1e9));
       svg.append('\n');
     }
     svg.append("</svg>\n");

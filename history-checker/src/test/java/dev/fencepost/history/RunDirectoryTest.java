@@ -200,6 +200,7 @@ class RunDirectoryTest {
     assertThat(lanes).containsExactly("w1", "w2", "rail");
     assertThat(svg)
         .contains("class=\"grant\"")
+        .contains("class=\"grant-lost\"")
         .contains(">T5<")
         .contains(">T7<")
         .contains("class=\"guard-rejected\"")
