@@ -140,7 +140,9 @@ public final class LocalStack implements AutoCloseable {
     all.add("--spring.main.banner-mode=off");
     if (!options.jsonLogs()) {
       all.add("--logging.structured.format.console=");
-      all.add("--logging.level.root=WARN");
+      // The summary is the output; the servers' warnings (e.g. a renew racing a fast release) are
+      // noise here. --json-logs shows everything.
+      all.add("--logging.level.root=ERROR");
     }
     return new SpringApplicationBuilder(application).run(all.toArray(String[]::new));
   }

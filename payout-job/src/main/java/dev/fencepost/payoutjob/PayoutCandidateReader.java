@@ -44,11 +44,26 @@ public class PayoutCandidateReader implements ItemReader<Payout> {
 
   @Override
   public synchronized Payout read() {
-    if (queue.isEmpty() && !exhausted) {
-      refill();
-      exhausted = queue.isEmpty();
+    while (true) {
+      if (queue.isEmpty() && !exhausted) {
+        refill();
+        exhausted = queue.isEmpty();
+      }
+      Payout next = queue.poll();
+      if (next == null || stillActionable(next)) {
+        return next;
+      }
     }
-    return queue.poll();
+  }
+
+  /**
+   * Work avoidance, not a decision: a queued candidate that another worker has meanwhile finished
+   * (or left ambiguous) is dropped without taking its account's lock. Racing workers (UC-02) see
+   * the same pages, so most of them would otherwise queue on a lock only to find the payout done.
+   * The decision is still the re-read inside the grant (FR-14).
+   */
+  private boolean stillActionable(Payout candidate) {
+    return paydb.findPayout(candidate.id()).map(p -> p.state() == candidate.state()).orElse(false);
   }
 
   private void refill() {

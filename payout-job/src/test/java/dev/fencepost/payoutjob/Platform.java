@@ -150,6 +150,7 @@ final class Platform {
       Consumer<GenericApplicationContext> beforeRefresh, String... extraArgs) {
     List<String> args = new ArrayList<>();
     args.add("--spring.main.web-application-type=none");
+    args.add("--spring.application.name=payout-job");
     args.add("--spring.batch.job.enabled=false");
     args.add("--spring.datasource.url=" + batchdb.jdbcUrl());
     args.add("--spring.datasource.username=" + batchdb.username());
@@ -162,7 +163,12 @@ final class Platform {
     args.add("--fencepost.payout.proxy.base-url=" + proxyUrl());
     args.add("--fencepost.lock.client.base-url=" + lockUrl());
     args.add("--fencepost.payout.worker-id=worker-" + UUID.randomUUID().toString().substring(0, 8));
-    args.addAll(List.of(extraArgs));
+    // Spring joins repeated command-line properties with commas: let an extra argument replace.
+    for (String extra : extraArgs) {
+      String name = extra.substring(0, extra.indexOf('=') + 1);
+      args.removeIf(arg -> arg.startsWith(name));
+      args.add(extra);
+    }
     return PayoutJobApplication.application()
         .initializers(context -> beforeRefresh.accept((GenericApplicationContext) context))
         .run(common(args.toArray(String[]::new)));

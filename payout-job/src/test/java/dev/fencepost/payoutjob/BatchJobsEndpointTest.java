@@ -1,0 +1,78 @@
+package dev.fencepost.payoutjob;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencepost.payment.Payout;
+import dev.fencepost.payment.PayoutState;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Operations: an operator launches payoutJob by hand with {@code POST
+ * /actuator/batchjobs/payoutJob} and follows it with {@code GET}, which reads the job repository.
+ */
+class BatchJobsEndpointTest {
+
+  static Platform platform;
+  static ConfigurableApplicationContext worker;
+  static String endpoint;
+  static final HttpClient http = HttpClient.newHttpClient();
+
+  @BeforeAll
+  static void start() {
+    platform = Platform.shared();
+    worker =
+        platform.worker(
+            "--spring.main.web-application-type=servlet",
+            "--server.port=0",
+            "--management.endpoints.web.exposure.include=batchjobs,health");
+    endpoint =
+        "http://127.0.0.1:"
+            + worker.getEnvironment().getProperty("local.server.port")
+            + "/actuator/batchjobs/payoutJob";
+  }
+
+  @AfterAll
+  static void stop() {
+    worker.close();
+  }
+
+  @Test
+  void aHandLaunchRunsTheJobAndTheListingShowsItsCounts() throws Exception {
+    List<Payout> payouts = platform.accountWithPayouts("ops", 10_000, 2, 1_000);
+
+    HttpResponse<String> launched =
+        http.send(
+            HttpRequest.newBuilder(URI.create(endpoint))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"parameters\":\"origin=operator\"}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+
+    assertThat(launched.statusCode()).isEqualTo(202);
+    String id = launched.body().replaceAll(".*\"executionId\":(\\d+).*", "$1");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              String listing = platform.get(endpoint);
+              assertThat(listing)
+                  .contains("\"executionId\":" + id + ",")
+                  .contains("\"status\":\"COMPLETED\"")
+                  .contains("POSTED=")
+                  .contains("\"origin\":\"operator\"");
+            });
+    for (Payout payout : payouts) {
+      assertThat(platform.reload(payout).state()).isEqualTo(PayoutState.POSTED);
+    }
+  }
+}
