@@ -180,12 +180,12 @@ public final class Checker {
         groupBy(h.guardDecisions, d -> d.guard() + "|" + d.account());
     for (Map.Entry<String, List<GuardDecision>> e : groups.entrySet()) {
       List<GuardDecision> decisions = new ArrayList<>(e.getValue());
-      if (decisions.stream().allMatch(d -> d.at() != null)) {
-        decisions.sort(
-            Comparator.comparing(GuardDecision::at)
-                .thenComparing(d -> d.seq() == null ? Long.MIN_VALUE : d.seq()));
-      } else if (decisions.stream().allMatch(d -> d.seq() != null)) {
+      // seq first: paydb's audit_event.id is drawn after the fence row is locked, so it is the
+      // commit order per account, while its occurred_at is now(), the transaction's start.
+      if (decisions.stream().allMatch(d -> d.seq() != null)) {
         decisions.sort(Comparator.comparing(GuardDecision::seq));
+      } else if (decisions.stream().allMatch(d -> d.at() != null)) {
+        decisions.sort(Comparator.comparing(GuardDecision::at));
       }
       long highest = Long.MIN_VALUE;
       for (GuardDecision d : decisions) {

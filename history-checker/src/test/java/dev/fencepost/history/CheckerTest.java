@@ -188,6 +188,44 @@ class CheckerTest {
   }
 
   @Test
+  void paydbDecisionsAreOrderedByTheirSeqNotByTheTransactionStartTime() {
+    History h = Histories.clean();
+    h.guardDecisions.removeIf(d -> d.guard().equals("PAYDB"));
+    // The token-7 transaction began first (earlier now()) but committed second (higher id).
+    h.add(
+        new Records.GuardDecision(
+            "paydb",
+            "PAYDB",
+            "acc-1",
+            "p1",
+            5L,
+            null,
+            "ACCEPTED",
+            null,
+            "w1",
+            1L,
+            null,
+            at(4_100)));
+    h.add(
+        new Records.GuardDecision(
+            "paydb",
+            "PAYDB",
+            "acc-1",
+            "p1",
+            7L,
+            null,
+            "ACCEPTED",
+            null,
+            "w2",
+            2L,
+            null,
+            at(4_050)));
+
+    assertThat(checker.check(h).safety())
+        .allSatisfy((check, counter) -> assertThat(counter.count()).as(check).isZero());
+  }
+
+  @Test
   void samplesAreBoundedButTheCountIsNot() {
     History h = Histories.clean();
     for (int i = 0; i < 25; i++) {
