@@ -197,6 +197,7 @@ public final class LocalStack implements AutoCloseable {
    * most five rounds. Prints progress every two seconds.
    */
   public Summary runWorkers() throws Exception {
+    long walSyncsBefore = walSyncs();
     long started = System.nanoTime();
     int rounds = 0;
     Thread progress = new Thread(this::printProgress, "progress");
@@ -218,7 +219,30 @@ public final class LocalStack implements AutoCloseable {
     } finally {
       progress.interrupt();
     }
-    return summarize(Duration.ofNanos(System.nanoTime() - started), rounds);
+    return summarize(
+        Duration.ofNanos(System.nanoTime() - started), rounds, walSyncs() - walSyncsBefore);
+  }
+
+  /** WAL fsyncs of the whole PostgreSQL server so far (all four databases), from pg_stat_wal. */
+  long walSyncs() {
+    return JdbcClient.create(paydb.dataSource())
+        .sql("SELECT wal_sync FROM pg_stat_wal")
+        .query(Long.class)
+        .single();
+  }
+
+  /** Percentiles of claim-to-finish time of POSTED payouts, in milliseconds. */
+  double[] latencyMillis() {
+    return JdbcClient.create(paydb.dataSource())
+        .sql(
+            """
+            SELECT coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms), 0) AS p50,
+                   coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms), 0) AS p99
+              FROM (SELECT extract(epoch FROM finished_at - claimed_at) * 1000 AS ms
+                      FROM payout WHERE state = 'POSTED') t
+            """)
+        .query((rs, i) -> new double[] {rs.getDouble("p50"), rs.getDouble("p99")})
+        .single();
   }
 
   private Process startWorker(int round, int index) throws IOException {
@@ -318,7 +342,7 @@ public final class LocalStack implements AutoCloseable {
   }
 
   @SuppressWarnings("unchecked")
-  Summary summarize(Duration elapsed, int rounds) throws Exception {
+  Summary summarize(Duration elapsed, int rounds, long walSyncs) throws Exception {
     Map<String, Long> states = states();
     String body =
         http.send(
@@ -346,6 +370,7 @@ public final class LocalStack implements AutoCloseable {
             + states.get("RAIL_AMBIGUOUS")
             + states.get("ABANDONED");
     double seconds = Math.max(0.001, elapsed.toMillis() / 1000.0);
+    double[] latency = latencyMillis();
     return new Summary(
         options.payouts(),
         options.accounts(),
@@ -360,6 +385,9 @@ public final class LocalStack implements AutoCloseable {
         rounds,
         elapsed.toMillis(),
         finished / seconds,
+        latency[0],
+        latency[1],
+        finished == 0 ? 0 : (double) walSyncs / finished,
         logDir.toString());
   }
 
@@ -411,6 +439,9 @@ public final class LocalStack implements AutoCloseable {
    * @param rounds worker rounds run
    * @param elapsedMillis from the first worker's start to the last one's end
    * @param payoutsPerSecond payouts brought to POSTED, FAILED or RAIL_AMBIGUOUS per second
+   * @param p50Millis median claim-to-POSTED time of POSTED payouts (paydb timestamps)
+   * @param p99Millis 99th percentile of the same
+   * @param walSyncsPerPayout PostgreSQL WAL fsyncs (pg_stat_wal, whole server) per finished payout
    * @param logDir where the worker logs are
    */
   public record Summary(
@@ -427,6 +458,9 @@ public final class LocalStack implements AutoCloseable {
       int rounds,
       long elapsedMillis,
       double payoutsPerSecond,
+      double p50Millis,
+      double p99Millis,
+      double walSyncsPerPayout,
       String logDir) {
 
     /** The run kept the promises: no duplicate, balanced ledger. */
@@ -459,6 +493,10 @@ public final class LocalStack implements AutoCloseable {
           String.format(
               "  elapsed         %6.1f s in %d round(s), %.1f payouts/s%n",
               elapsedMillis / 1000.0, rounds, payoutsPerSecond));
+      out.append(
+          String.format(
+              "  claim to POSTED p50 %.0f ms, p99 %.0f ms; WAL fsyncs per payout %.1f%n",
+              p50Millis, p99Millis, walSyncsPerPayout));
       out.append("  worker logs     ").append(logDir).append('\n');
       if (states.getOrDefault("PENDING", 0L) > 0) {
         out.append(
