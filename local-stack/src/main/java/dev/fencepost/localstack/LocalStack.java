@@ -1,6 +1,10 @@
 package dev.fencepost.localstack;
 
 import dev.fencepost.batch.BatchDefaults;
+import dev.fencepost.lock.client.impl.DefaultLockClient;
+import dev.fencepost.lock.client.impl.DefaultLockTemplate;
+import dev.fencepost.lock.client.impl.LockClientSettings;
+import dev.fencepost.lock.client.impl.MicrometerLockClientMetrics;
 import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.payment.AccountId;
 import dev.fencepost.payment.LedgerAssertions;
@@ -8,9 +12,16 @@ import dev.fencepost.payment.PaydbFixtures;
 import dev.fencepost.payoutjob.PayoutJobApplication;
 import dev.fencepost.railproxy.RailProxyApplication;
 import dev.fencepost.railstub.RailStubApplication;
+import dev.fencepost.reconciliation.Reconciler;
+import dev.fencepost.reconciliation.ReconciliationReport;
+import dev.fencepost.reconciliation.ReconciliationSettings;
+import dev.fencepost.reconciliation.ReconciliationWindow;
+import dev.fencepost.reconciliation.ResolutionSummary;
+import dev.fencepost.reconciliation.Severity;
 import dev.fencepost.testsupport.etcd.EtcdCluster;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresServer;
 import dev.fencepost.testsupport.postgres.PostgresDatabase;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -20,6 +31,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -138,6 +150,8 @@ public final class LocalStack implements AutoCloseable {
     List<String> all = new ArrayList<>(args);
     all.add("--server.address=127.0.0.1");
     all.add("--spring.main.banner-mode=off");
+    // Our shutdown hook closes the servers before PostgreSQL; theirs would race it.
+    all.add("--spring.main.register-shutdown-hook=false");
     if (!options.jsonLogs()) {
       all.add("--logging.structured.format.console=");
       // The summary is the output; the servers' warnings (e.g. a renew racing a fast release) are
@@ -146,6 +160,10 @@ public final class LocalStack implements AutoCloseable {
     }
     return new SpringApplicationBuilder(application).run(all.toArray(String[]::new));
   }
+
+  private long workStartedNanos;
+  private long walSyncsAtStart;
+  private int roundsSoFar;
 
   /** Starts the services (no payouts yet); the caller closes it. */
   public static LocalStack start(Options options) throws IOException {
@@ -197,8 +215,11 @@ public final class LocalStack implements AutoCloseable {
    * most five rounds. Prints progress every two seconds.
    */
   public Summary runWorkers() throws Exception {
-    long walSyncsBefore = walSyncs();
-    long started = System.nanoTime();
+    // A second call (after reconciliation unblocked accounts) continues the same run's figures.
+    if (workStartedNanos == 0) {
+      workStartedNanos = System.nanoTime();
+      walSyncsAtStart = walSyncs();
+    }
     int rounds = 0;
     Thread progress = new Thread(this::printProgress, "progress");
     progress.setDaemon(true);
@@ -219,8 +240,11 @@ public final class LocalStack implements AutoCloseable {
     } finally {
       progress.interrupt();
     }
+    roundsSoFar += rounds;
     return summarize(
-        Duration.ofNanos(System.nanoTime() - started), rounds, walSyncs() - walSyncsBefore);
+        Duration.ofNanos(System.nanoTime() - workStartedNanos),
+        roundsSoFar,
+        walSyncs() - walSyncsAtStart);
   }
 
   /** WAL fsyncs of the whole PostgreSQL server so far (all four databases), from pg_stat_wal. */
@@ -341,6 +365,103 @@ public final class LocalStack implements AutoCloseable {
     }
   }
 
+  /**
+   * The reconciliation job's work after the workers (issue 8, UC-05, UC-07): ambiguous payouts are
+   * resolved by the rail's evidence under the account lock, then every discrepancy class is
+   * counted. Locally the rail's settlement window is short (the stub answers lookups at once); in
+   * production it is 30 minutes.
+   */
+  public Reconciliation reconcile() {
+    LockClientSettings settings =
+        new LockClientSettings(
+            URI.create(lockServerUrl()),
+            "local-reconciler",
+            Duration.ofSeconds(15),
+            0.3,
+            Duration.ofSeconds(5),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(3),
+            new LockClientSettings.Retry(
+                3, Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(5)));
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    DefaultLockClient client =
+        new DefaultLockClient(settings, new MicrometerLockClientMetrics(meters), List.of());
+    client.start();
+    try {
+      Reconciler reconciler =
+          Reconciler.create(
+              paydb.dataSource(),
+              proxyUrl(),
+              stubUrl(),
+              new DefaultLockTemplate(client, Duration.ofSeconds(5)),
+              meters,
+              ReconciliationSettings.defaults("local-platform")
+                  .withSettlementWindow(Duration.ofSeconds(3)));
+      Instant now = Instant.now();
+      ReconciliationReport report =
+          reconciler.run(
+              new ReconciliationWindow(now.minus(Duration.ofHours(1)), now.plusSeconds(1)),
+              "local-platform");
+      return Reconciliation.of(report);
+    } finally {
+      client.stop();
+    }
+  }
+
+  /**
+   * What reconciliation found and resolved, for the summary.
+   *
+   * @param counts every discrepancy class with its count, zeros included
+   * @param clean no discrepancy of any class
+   * @param settled ambiguous payouts the rail showed settled (now RAIL_ACKED, then posted)
+   * @param absent ambiguous payouts the rail showed absent after its settlement window (FAILED)
+   * @param stillAmbiguous ambiguous payouts left for a later run (no evidence yet)
+   * @param pages findings of page severity (duplicates, imbalance, ...): must be 0
+   */
+  public record Reconciliation(
+      Map<String, Long> counts,
+      boolean clean,
+      int settled,
+      int absent,
+      int stillAmbiguous,
+      long pages) {
+
+    /** This (later) run's findings, with the resolutions of an earlier run of the same session. */
+    Reconciliation after(Reconciliation earlier) {
+      return new Reconciliation(
+          counts, clean, settled + earlier.settled, absent + earlier.absent, stillAmbiguous, pages);
+    }
+
+    static Reconciliation of(ReconciliationReport report) {
+      Map<String, Long> counts = new LinkedHashMap<>();
+      report.counts().forEach((discrepancy, n) -> counts.put(discrepancy.name(), n));
+      ResolutionSummary r = report.resolutions();
+      return new Reconciliation(
+          counts,
+          report.clean(),
+          r.settled(),
+          r.absent(),
+          r.awaitingEvidence() + r.lookupUnavailable() + r.skipped(),
+          report.count(Severity.PAGE));
+    }
+
+    String text() {
+      StringBuilder out = new StringBuilder("  reconciliation  ");
+      out.append(clean ? "clean" : "FINDINGS")
+          .append(
+              String.format(
+                  " (ambiguous payouts resolved by the rail's evidence: %d settled, %d absent)%n",
+                  settled, absent));
+      counts.forEach(
+          (discrepancy, n) -> {
+            if (n > 0) {
+              out.append(String.format("    %-40s %6d%n", discrepancy, n));
+            }
+          });
+      return out.toString();
+    }
+  }
+
   @SuppressWarnings("unchecked")
   Summary summarize(Duration elapsed, int rounds, long walSyncs) throws Exception {
     Map<String, Long> states = states();
@@ -388,7 +509,8 @@ public final class LocalStack implements AutoCloseable {
         latency[0],
         latency[1],
         finished == 0 ? 0 : (double) walSyncs / finished,
-        logDir.toString());
+        logDir.toString(),
+        null);
   }
 
   private long countInWorkerLogs(String needle) throws IOException {
@@ -437,7 +559,8 @@ public final class LocalStack implements AutoCloseable {
    * @param ledgerBalanced INV-03 assertions all clean
    * @param fencedOut refusals of a stale token at either guard
    * @param rounds worker rounds run
-   * @param elapsedMillis from the first worker's start to the last one's end
+   * @param elapsedMillis from the first worker's start to the last one's end (a reconciliation
+   *     between two rounds of workers included)
    * @param payoutsPerSecond payouts brought to POSTED, FAILED or RAIL_AMBIGUOUS per second
    * @param p50Millis median claim-to-POSTED time of POSTED payouts (paydb timestamps)
    * @param p99Millis 99th percentile of the same
@@ -461,11 +584,37 @@ public final class LocalStack implements AutoCloseable {
       double p50Millis,
       double p99Millis,
       double walSyncsPerPayout,
-      String logDir) {
+      String logDir,
+      Reconciliation reconciliation) {
 
-    /** The run kept the promises: no duplicate, balanced ledger. */
+    /** The same summary with the reconciliation that followed the workers. */
+    public Summary with(Reconciliation reconciliation) {
+      return new Summary(
+          payouts,
+          accounts,
+          workers,
+          backend,
+          states,
+          railMovements,
+          posted,
+          duplicates,
+          ledgerBalanced,
+          fencedOut,
+          rounds,
+          elapsedMillis,
+          payoutsPerSecond,
+          p50Millis,
+          p99Millis,
+          walSyncsPerPayout,
+          logDir,
+          reconciliation);
+    }
+
+    /** The run kept the promises: no duplicate, balanced ledger, no page-level finding. */
     public boolean healthy() {
-      return duplicates == 0 && ledgerBalanced;
+      return duplicates == 0
+          && ledgerBalanced
+          && (reconciliation == null || reconciliation.pages() == 0);
     }
 
     String text() {
@@ -497,6 +646,9 @@ public final class LocalStack implements AutoCloseable {
           String.format(
               "  claim to POSTED p50 %.0f ms, p99 %.0f ms; WAL fsyncs per payout %.1f%n",
               p50Millis, p99Millis, walSyncsPerPayout));
+      if (reconciliation != null) {
+        out.append(reconciliation.text());
+      }
       out.append("  worker logs     ").append(logDir).append('\n');
       if (states.getOrDefault("PENDING", 0L) > 0) {
         out.append(
@@ -708,6 +860,17 @@ public final class LocalStack implements AutoCloseable {
     stack.seed();
     System.out.printf("Running payoutJob in %d worker processes...%n", options.workers());
     Summary summary = stack.runWorkers();
+    System.out.println(
+        "Reconciling: ambiguity resolved by the rail's evidence, every class counted...");
+    Reconciliation reconciliation = stack.reconcile();
+    if (reconciliation.settled() + reconciliation.absent() > 0 && stack.actionable() > 0) {
+      // Resolved payouts unblock their accounts: settled ones await posting by a worker (POST is
+      // worker-only), and PENDING payouts behind them may now run.
+      System.out.println("Running payoutJob again for what reconciliation unblocked...");
+      summary = stack.runWorkers();
+      reconciliation = stack.reconcile().after(reconciliation);
+    }
+    summary = summary.with(reconciliation);
     System.out.print(summary.text());
     if (options.summaryJson() != null) {
       Files.writeString(options.summaryJson(), summary.json());

@@ -32,6 +32,11 @@ class LocalStackTest {
       assertThat(stack.actionable()).isZero();
       assertThat(summary.text()).contains("duplicates").contains("ledger balanced");
       assertThat(summary.json()).contains("\"duplicates\" : 0");
+
+      LocalStack.Reconciliation reconciliation = stack.reconcile();
+      assertThat(reconciliation.pages()).isZero();
+      assertThat(reconciliation.counts()).containsKey("DUPLICATE_SUBMISSION");
+      assertThat(summary.with(reconciliation).text()).contains("reconciliation");
     }
   }
 }

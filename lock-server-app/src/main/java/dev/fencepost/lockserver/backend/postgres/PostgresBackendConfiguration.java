@@ -93,11 +93,7 @@ public class PostgresBackendConfiguration {
       SpringLiquibase liquibase) {
     String instance =
         properties.instanceId() != null ? properties.instanceId() : "ls-" + UUID.randomUUID();
-    return new SessionGrace(
-        JdbcClient.create(lockdbDataSource),
-        new TransactionTemplate(new DataSourceTransactionManager(lockdbDataSource)),
-        instance,
-        properties.reapAfter());
+    return new SessionGrace(JdbcClient.create(lockdbDataSource), instance, properties.reapAfter());
   }
 
   @Bean(destroyMethod = "shutdownNow")

@@ -12,7 +12,6 @@ import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.CannotCreateTransactionException;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The grace period after an outage or restart (spec 02 section 2.4; docs/decisions/0002-grace.md).
@@ -34,15 +33,12 @@ public final class SessionGrace {
   private static final Logger log = LoggerFactory.getLogger(SessionGrace.class);
 
   private final JdbcClient jdbc;
-  private final TransactionTemplate tx;
   private final String instanceId;
   private final java.time.Duration reapAfter;
   private final AtomicBoolean pending = new AtomicBoolean(true);
 
-  public SessionGrace(
-      JdbcClient jdbc, TransactionTemplate tx, String instanceId, java.time.Duration reapAfter) {
+  public SessionGrace(JdbcClient jdbc, String instanceId, java.time.Duration reapAfter) {
     this.jdbc = jdbc;
-    this.tx = tx;
     this.instanceId = instanceId;
     this.reapAfter = reapAfter;
   }
@@ -66,22 +62,26 @@ public final class SessionGrace {
       if (!pending.get()) {
         return;
       }
-      Integer extended =
-          tx.execute(
-              status -> {
-                int n =
-                    jdbc.sql(
-                            """
-                            UPDATE lock_session
-                               SET expires_at = GREATEST(expires_at,
-                                                         now() + ttl_millis * interval '1 millisecond')
-                             WHERE expires_at >= (SELECT coalesce(max(last_seen), now())
-                                                    FROM lock_server_beacon)
-                            """)
-                        .update();
-                stamp();
-                return n;
-              });
+      // One statement: the grace and this instance's stamp commit together or not at all.
+      long extended =
+          jdbc.sql(
+                  """
+                  WITH last_sign_of_life AS (
+                    SELECT coalesce(max(last_seen), now()) AS at FROM lock_server_beacon
+                  ), grace AS (
+                    UPDATE lock_session
+                       SET expires_at = GREATEST(expires_at,
+                                                 now() + ttl_millis * interval '1 millisecond')
+                     WHERE expires_at >= (SELECT at FROM last_sign_of_life)
+                    RETURNING 1
+                  )
+                  INSERT INTO lock_server_beacon (instance_id, last_seen) VALUES (:id, now())
+                  ON CONFLICT (instance_id) DO UPDATE SET last_seen = now()
+                  RETURNING (SELECT count(*) FROM grace)
+                  """)
+              .param("id", instanceId)
+              .query(Long.class)
+              .single();
       pending.set(false);
       log.atInfo()
           .addKeyValue("event", "lockdb.grace_applied")
@@ -98,31 +98,28 @@ public final class SessionGrace {
   public void beat() {
     try {
       applyIfPending();
-      tx.executeWithoutResult(
-          status -> {
-            stamp();
-            jdbc.sql(
-                    """
-                    WITH dead AS (
-                      DELETE FROM lock_session
-                       WHERE expires_at < now() - :reap * interval '1 millisecond'
-                      RETURNING id
-                    )
-                    INSERT INTO lock_event (lock_key, token, session_id, kind)
-                    SELECT e.lock_key, e.token, e.session_id, 'EXPIRED'
-                      FROM lock_entry e JOIN dead d ON d.id = e.session_id
-                    """)
-                .param("reap", reapAfter.toMillis())
-                .update();
-          });
+      // Autocommit statements, no transaction to roll back: during an outage a beat fails
+      // quietly here instead of logging a rollback failure every second.
+      stamp();
+      jdbc.sql(
+              """
+              WITH dead AS (
+                DELETE FROM lock_session
+                 WHERE expires_at < now() - :reap * interval '1 millisecond'
+                RETURNING id
+              )
+              INSERT INTO lock_event (lock_key, token, session_id, kind)
+              SELECT e.lock_key, e.token, e.session_id, 'EXPIRED'
+                FROM lock_entry e JOIN dead d ON d.id = e.session_id
+              """)
+          .param("reap", reapAfter.toMillis())
+          .update();
     } catch (DataAccessException e) {
       if (isConnectivityFailure(e)) {
         outageObserved();
       } else {
         throw e;
       }
-    } catch (CannotCreateTransactionException e) {
-      outageObserved();
     }
   }
 

@@ -28,8 +28,7 @@ public final class PostgresBackends {
     TransactionTemplate tx = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
     ReleaseListener listener = new ReleaseListener(dataSource);
     listener.start();
-    SessionGrace grace =
-        new SessionGrace(jdbc, tx, "test-" + UUID.randomUUID(), Duration.ofMinutes(5));
+    SessionGrace grace = new SessionGrace(jdbc, "test-" + UUID.randomUUID(), Duration.ofMinutes(5));
     return new Running(new PostgresLockBackend(jdbc, tx, listener, grace), listener, grace);
   }
 }
