@@ -78,6 +78,22 @@ class PostgresRestartTest {
     LockKey deadKey = LockKey.of("restart:dead");
     backend.acquire(deadKey, alreadyDead, Duration.ZERO);
     await().atMost(Duration.ofSeconds(10)).until(() -> !backend.inspect(deadKey).held());
+    // Grace covers sessions alive at the service's last sign of life; this one must have died
+    // before it, so wait until a beacon has been stamped after its expiry.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                JdbcClient.create(lockdb.dataSource())
+                    .sql(
+                        """
+                        SELECT (SELECT max(last_seen) FROM lock_server_beacon)
+                             > (SELECT expires_at FROM lock_session WHERE id = :id::uuid)
+                        """)
+                    .param("id", alreadyDead.value())
+                    .query(Boolean.class)
+                    .optional()
+                    .orElse(true));
 
     CompletableFuture<GrantHistory> load =
         CompletableFuture.supplyAsync(
