@@ -692,7 +692,16 @@ public final class LocalStack implements AutoCloseable {
     }
 
     static Options parse(String[] args) {
-      Options o = defaults();
+      Options d = defaults();
+      int payouts = d.payouts;
+      int accounts = d.accounts;
+      int workers = d.workers;
+      String backend = d.backend;
+      boolean keepRunning = d.keepRunning;
+      Path summaryJson = d.summaryJson;
+      int lockPort = d.lockPort;
+      boolean jsonLogs = d.jsonLogs;
+      double ambiguity = d.ambiguity;
       for (int i = 0; i < args.length; i++) {
         String arg = args[i];
         String value = null;
@@ -702,97 +711,31 @@ public final class LocalStack implements AutoCloseable {
         } else if (i + 1 < args.length && !args[i + 1].startsWith("--") && takesValue(arg)) {
           value = args[++i];
         }
+        if (takesValue(arg) && value == null) {
+          usage(arg + " needs a value");
+        }
         switch (arg) {
-          case "--payouts" -> o = o.with(Integer.parseInt(value), o.accounts, o.workers);
-          case "--accounts" -> o = o.with(o.payouts, Integer.parseInt(value), o.workers);
-          case "--workers" -> o = o.with(o.payouts, o.accounts, Integer.parseInt(value));
+          case "--payouts" -> payouts = Integer.parseInt(value);
+          case "--accounts" -> accounts = Integer.parseInt(value);
+          case "--workers" -> workers = Integer.parseInt(value);
           case "--backend" -> {
             if (!value.equals("postgres") && !value.equals("etcd")) {
               usage("--backend is postgres or etcd");
             }
-            o =
-                new Options(
-                    o.payouts,
-                    o.accounts,
-                    o.workers,
-                    value,
-                    o.keepRunning,
-                    o.summaryJson,
-                    o.lockPort,
-                    o.jsonLogs,
-                    o.ambiguity);
+            backend = value;
           }
-          case "--keep-running" ->
-              o =
-                  new Options(
-                      o.payouts,
-                      o.accounts,
-                      o.workers,
-                      o.backend,
-                      true,
-                      o.summaryJson,
-                      o.lockPort,
-                      o.jsonLogs,
-                      o.ambiguity);
-          case "--summary-json" ->
-              o =
-                  new Options(
-                      o.payouts,
-                      o.accounts,
-                      o.workers,
-                      o.backend,
-                      o.keepRunning,
-                      Path.of(value),
-                      o.lockPort,
-                      o.jsonLogs,
-                      o.ambiguity);
-          case "--lock-port" ->
-              o =
-                  new Options(
-                      o.payouts,
-                      o.accounts,
-                      o.workers,
-                      o.backend,
-                      o.keepRunning,
-                      o.summaryJson,
-                      Integer.parseInt(value),
-                      o.jsonLogs,
-                      o.ambiguity);
-          case "--ambiguity" ->
-              o =
-                  new Options(
-                      o.payouts,
-                      o.accounts,
-                      o.workers,
-                      o.backend,
-                      o.keepRunning,
-                      o.summaryJson,
-                      o.lockPort,
-                      o.jsonLogs,
-                      Double.parseDouble(value));
-          case "--json-logs" ->
-              o =
-                  new Options(
-                      o.payouts,
-                      o.accounts,
-                      o.workers,
-                      o.backend,
-                      o.keepRunning,
-                      o.summaryJson,
-                      o.lockPort,
-                      true,
-                      o.ambiguity);
+          case "--keep-running" -> keepRunning = true;
+          case "--summary-json" -> summaryJson = Path.of(value);
+          case "--lock-port" -> lockPort = Integer.parseInt(value);
+          case "--ambiguity" -> ambiguity = Double.parseDouble(value);
+          case "--json-logs" -> jsonLogs = true;
           case "--help", "-h" -> usage(null);
           default -> usage("unknown option " + arg);
         }
       }
-      if (o.payouts < 1 || o.accounts < 1 || o.workers < 1 || o.accounts > o.payouts) {
+      if (payouts < 1 || accounts < 1 || workers < 1 || accounts > payouts) {
         usage("need payouts >= accounts >= 1 and workers >= 1");
       }
-      return o;
-    }
-
-    private Options with(int payouts, int accounts, int workers) {
       return new Options(
           payouts,
           accounts,
