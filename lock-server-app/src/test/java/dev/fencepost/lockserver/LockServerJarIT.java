@@ -5,12 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.fencepost.lockserver.http.LockServerClient;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
-import java.io.File;
-import java.net.ServerSocket;
-import java.nio.file.Files;
+import dev.fencepost.testsupport.process.ExecJar;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,42 +21,25 @@ class LockServerJarIT {
   @RegisterExtension
   static EmbeddedPostgresExtension lockdb = EmbeddedPostgresExtension.withChangelog(null);
 
-  private Process process;
+  private ExecJar server;
 
   @AfterEach
   void stop() throws Exception {
-    if (process != null) {
-      process.destroy();
-      if (!process.waitFor(20, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-      }
+    if (server != null) {
+      server.close();
     }
   }
 
   @Test
   void theExecJarStartsOnLockdbFromSpringDatasourcePropertiesAndLogsEcsJson() throws Exception {
-    Path jar = Path.of(System.getProperty("lockserver.exec.jar"));
-    assertThat(jar).exists();
-    int port;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      port = socket.getLocalPort();
-    }
-    Path log = Files.createTempFile("lock-server-", ".log");
-    process =
-        new ProcessBuilder(
-                System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-                "-Xmx256m",
-                "-jar",
-                jar.toString(),
-                "--server.port=" + port,
-                "--server.address=127.0.0.1",
-                "--spring.datasource.url=" + lockdb.jdbcUrl(),
-                "--spring.datasource.username=postgres",
-                "--spring.datasource.password=postgres")
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
-    LockServerClient client = new LockServerClient("http://127.0.0.1:" + port);
+    server =
+        ExecJar.start(
+            Path.of(System.getProperty("lockserver.exec.jar")),
+            "--server.address=127.0.0.1",
+            "--spring.datasource.url=" + lockdb.jdbcUrl(),
+            "--spring.datasource.username=postgres",
+            "--spring.datasource.password=postgres");
+    LockServerClient client = new LockServerClient("http://127.0.0.1:" + server.port());
     await()
         .atMost(Duration.ofSeconds(120))
         .ignoreExceptions()
@@ -72,9 +52,9 @@ class LockServerJarIT {
     assertThat(token).isPositive();
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> Files.readString(log).contains("\"event\":\"lock.revoked\""));
+        .until(() -> server.output().contains("\"event\":\"lock.revoked\""));
     String acquired =
-        Files.readAllLines(log).stream()
+        server.outputLines().stream()
             .filter(line -> line.contains("\"event\":\"lock.acquired\""))
             .findFirst()
             .orElseThrow();

@@ -11,12 +11,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
-import java.io.File;
-import java.net.ServerSocket;
-import java.nio.file.Files;
+import dev.fencepost.testsupport.process.ExecJar;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,16 +28,13 @@ class RailProxyJarIT {
   @RegisterExtension
   static EmbeddedPostgresExtension proxydb = EmbeddedPostgresExtension.withChangelog(null);
 
-  private Process process;
+  private ExecJar proxyProcess;
   private WireMockServer rail;
 
   @AfterEach
   void stop() throws Exception {
-    if (process != null) {
-      process.destroy();
-      if (!process.waitFor(20, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-      }
+    if (proxyProcess != null) {
+      proxyProcess.close();
     }
     if (rail != null) {
       rail.stop();
@@ -58,26 +52,12 @@ class RailProxyJarIT {
                     .withStatus(201)
                     .withHeader("Content-Type", "application/json")
                     .withBody("{\"railReference\":\"RAIL-JAR\",\"status\":\"SETTLED\"}")));
-    Path jar = Path.of(System.getProperty("proxy.exec.jar"));
-    assertThat(jar).exists();
-    int port;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      port = socket.getLocalPort();
-    }
-    Path log = Files.createTempFile("rail-proxy-", ".log");
-    process =
-        new ProcessBuilder(
-                System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-                "-Xmx256m",
-                "-jar",
-                jar.toString(),
-                "--server.port=" + port,
-                "--spring.datasource.url=" + proxydb.jdbcUrl(),
-                "--fencepost.rail.base-url=" + rail.baseUrl())
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
-    ProxyHttp proxy = new ProxyHttp(port);
+    proxyProcess =
+        ExecJar.start(
+            Path.of(System.getProperty("proxy.exec.jar")),
+            "--spring.datasource.url=" + proxydb.jdbcUrl(),
+            "--fencepost.rail.base-url=" + rail.baseUrl());
+    ProxyHttp proxy = new ProxyHttp(proxyProcess.port());
     await()
         .atMost(Duration.ofSeconds(120))
         .ignoreExceptions()
@@ -97,6 +77,6 @@ class RailProxyJarIT {
                     "SELECT count(*) FROM databasechangelog WHERE filename LIKE '%proxydb%'",
                     Long.class))
         .isPositive();
-    assertThat(Files.readString(log)).contains("\"event\":\"rail.submission.outcome_recorded\"");
+    assertThat(proxyProcess.output()).contains("\"event\":\"rail.submission.outcome_recorded\"");
   }
 }

@@ -4,46 +4,28 @@ import static dev.fencepost.railstub.StubHttp.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.File;
-import java.net.ServerSocket;
-import java.nio.file.Files;
+import dev.fencepost.testsupport.process.ExecJar;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The built runnable jar starts as the rail stub and behaves as one. */
 class RailStubJarIT {
 
-  private Process process;
+  private ExecJar stubProcess;
 
   @AfterEach
   void stop() throws Exception {
-    if (process != null) {
-      process.destroy();
-      if (!process.waitFor(20, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-      }
+    if (stubProcess != null) {
+      stubProcess.close();
     }
   }
 
   @Test
   void theExecJarStartsAndIsNonIdempotent() throws Exception {
-    Path jar = Path.of(System.getProperty("stub.exec.jar"));
-    assertThat(jar).exists();
-    int port;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      port = socket.getLocalPort();
-    }
-    Path log = Files.createTempFile("rail-stub-", ".log");
-    process =
-        new ProcessBuilder(
-                javaBinary(), "-Xmx256m", "-jar", jar.toString(), "--server.port=" + port)
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
-    StubHttp stub = new StubHttp(port);
+    stubProcess = ExecJar.start(Path.of(System.getProperty("stub.exec.jar")));
+    StubHttp stub = new StubHttp(stubProcess.port());
     await()
         .atMost(Duration.ofSeconds(90))
         .ignoreExceptions()
@@ -54,10 +36,6 @@ class RailStubJarIT {
     assertThat(stub.post("/rail/payments", payment("jar-1"), Duration.ofSeconds(5)).statusCode())
         .isEqualTo(201);
     assertThat(stub.movementsFor("jar-1")).isEqualTo(2);
-    assertThat(Files.readString(log)).contains("\"event\":\"rail.stub.payment\"");
-  }
-
-  private static String javaBinary() {
-    return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+    assertThat(stubProcess.output()).contains("\"event\":\"rail.stub.payment\"");
   }
 }
