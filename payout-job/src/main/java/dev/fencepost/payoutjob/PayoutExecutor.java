@@ -12,6 +12,8 @@ import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutId;
 import dev.fencepost.payment.PayoutState;
+import dev.fencepost.payoutjob.PayoutEffectListener.Effect;
+import dev.fencepost.payoutjob.PayoutEffectListener.Kind;
 import dev.fencepost.payoutjob.PayoutFailpoint.Point;
 import dev.fencepost.payoutjob.RailProxyClient.Answered;
 import dev.fencepost.payoutjob.RailProxyClient.Duplicate;
@@ -30,9 +32,11 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,6 +70,7 @@ public final class PayoutExecutor {
   private final PaymentResource paydb;
   private final RailProxyClient proxy;
   private final PayoutFailpoint failpoint;
+  private final PayoutEffectListener effects;
   private final Actor worker;
   private final Duration lockWait;
   private final Map<PayoutOutcome, Counter> outcomes = new EnumMap<>(PayoutOutcome.class);
@@ -76,6 +81,7 @@ public final class PayoutExecutor {
       PaymentResource paydb,
       RailProxyClient proxy,
       PayoutFailpoint failpoint,
+      PayoutEffectListener effects,
       String workerId,
       Duration lockWait,
       MeterRegistry meters) {
@@ -83,6 +89,7 @@ public final class PayoutExecutor {
     this.paydb = paydb;
     this.proxy = proxy;
     this.failpoint = failpoint;
+    this.effects = effects;
     this.worker = Actor.worker(workerId);
     this.lockWait = lockWait;
     for (PayoutOutcome outcome : PayoutOutcome.values()) {
@@ -183,7 +190,8 @@ public final class PayoutExecutor {
 
   private PayoutResult fromPending(Payout payout, LockKey key, HeldLock lock, FencingToken token) {
     lock.ensureHeld();
-    Payout claimed = paydb.claim(payout.id(), token, worker);
+    Payout claimed =
+        write(Kind.CLAIM, payout, token, () -> paydb.claim(payout.id(), token, worker));
     if (claimed.state() == PayoutState.FAILED) {
       return result(payout.id(), PayoutOutcome.FAILED_INSUFFICIENT_FUNDS, claimed.failureReason());
     }
@@ -197,7 +205,9 @@ public final class PayoutExecutor {
     if (record instanceof NotFound) {
       // No record: nothing was ever sent (FR-24), so this holder takes it over and submits.
       lock.ensureHeld();
-      Payout reclaimed = paydb.reclaim(payout.id(), token, worker);
+      Payout reclaimed =
+          write(Kind.RECLAIM, payout, token, () -> paydb.reclaim(payout.id(), token, worker));
+      failpoint.reached(Point.RECLAIMED, reclaimed);
       return submit(reclaimed, key, lock, token);
     }
     if (record instanceof Found found) {
@@ -216,7 +226,11 @@ public final class PayoutExecutor {
     if (record instanceof NotFound) {
       // Cannot happen by construction (markSubmitted follows the proxy's intent); conservative.
       lock.ensureHeld();
-      paydb.recordOutcomeMissing(payout.id(), token, worker);
+      write(
+          Kind.RECORD_OUTCOME_MISSING,
+          payout,
+          token,
+          () -> paydb.recordOutcomeMissing(payout.id(), token, worker));
       return result(payout.id(), PayoutOutcome.AMBIGUOUS, "submitted but no proxy record");
     }
     return result(
@@ -225,7 +239,18 @@ public final class PayoutExecutor {
 
   private PayoutResult submit(Payout claimed, LockKey key, HeldLock lock, FencingToken token) {
     lock.ensureHeld();
+    long nanos = System.nanoTime();
+    Instant at = Instant.now();
     SubmitAnswer answer = proxy.submit(claimed, token);
+    effects.attempted(
+        new Effect(
+            Kind.SUBMIT,
+            claimed.id(),
+            claimed.accountId(),
+            token.value(),
+            submitOutcome(answer),
+            nanos,
+            at));
     if (answer instanceof Answered answered) {
       failpoint.reached(Point.PROXY_ANSWERED, claimed);
       return fromRecord(
@@ -292,32 +317,52 @@ public final class PayoutExecutor {
     PayoutId id = payout.id();
     if (payout.state() == PayoutState.CLAIMED) {
       lock.ensureHeld();
-      payout = paydb.markSubmitted(id, token, worker);
+      Payout claimed = payout;
+      payout =
+          write(Kind.MARK_SUBMITTED, claimed, token, () -> paydb.markSubmitted(id, token, worker));
+      failpoint.reached(Point.SUBMITTED, payout);
     }
     String outcome = record.outcome();
     if ("ACKED".equals(outcome)) {
       lock.ensureHeld();
-      Payout acked = paydb.recordRailAcked(id, token, worker, record.railReference());
+      Payout acked =
+          write(
+              Kind.RECORD_ACKED,
+              payout,
+              token,
+              () -> paydb.recordRailAcked(id, token, worker, record.railReference()));
       return post(acked, lock, token);
     }
     if ("REJECTED".equals(outcome)) {
       lock.ensureHeld();
-      paydb.recordRailDeclined(id, token, worker, record.declineCode());
+      write(
+          Kind.RECORD_DECLINED,
+          payout,
+          token,
+          () -> paydb.recordRailDeclined(id, token, worker, record.declineCode()));
       return result(id, PayoutOutcome.FAILED_DECLINED, record.declineCode());
     }
     lock.ensureHeld();
     if ("TIMEOUT".equals(outcome)) {
-      paydb.recordRailTimeout(id, token, worker, "proxy recorded TIMEOUT");
+      write(
+          Kind.RECORD_TIMEOUT,
+          payout,
+          token,
+          () -> paydb.recordRailTimeout(id, token, worker, "proxy recorded TIMEOUT"));
       return result(id, PayoutOutcome.AMBIGUOUS, "rail timeout");
     }
-    paydb.recordOutcomeMissing(id, token, worker);
+    write(
+        Kind.RECORD_OUTCOME_MISSING,
+        payout,
+        token,
+        () -> paydb.recordOutcomeMissing(id, token, worker));
     return result(id, PayoutOutcome.AMBIGUOUS, "no recorded outcome");
   }
 
   private PayoutResult post(Payout acked, HeldLock lock, FencingToken token) {
     failpoint.reached(Point.RAIL_ACKED, acked);
     lock.ensureHeld();
-    paydb.post(acked.id(), token, worker);
+    write(Kind.POST, acked, token, () -> paydb.post(acked.id(), token, worker));
     return result(acked.id(), PayoutOutcome.POSTED, "");
   }
 
@@ -331,6 +376,47 @@ public final class PayoutExecutor {
         .addKeyValue("claimedBy", payout.claimedBy())
         .addKeyValue("proxyRecord", record.getClass().getSimpleName())
         .log("recovering {} from {} ({})", payout.id(), payout.state(), record);
+  }
+
+  /** One fenced paydb write, reported to the effect listener with how the guard answered. */
+  private Payout write(Kind what, Payout payout, FencingToken token, Supplier<Payout> call) {
+    long nanos = System.nanoTime();
+    Instant at = Instant.now();
+    String outcome = "OK";
+    try {
+      return call.get();
+    } catch (FencedOutException e) {
+      outcome = "FENCED_OUT";
+      throw e;
+    } catch (IllegalTransitionException e) {
+      outcome = "REFUSED_TRANSITION";
+      throw e;
+    } catch (RuntimeException e) {
+      outcome = "ERROR";
+      throw e;
+    } finally {
+      effects.attempted(
+          new Effect(what, payout.id(), payout.accountId(), token.value(), outcome, nanos, at));
+    }
+  }
+
+  private static String submitOutcome(SubmitAnswer answer) {
+    if (answer instanceof Answered) {
+      return "OK";
+    }
+    if (answer instanceof StaleToken) {
+      return "FENCED_OUT";
+    }
+    if (answer instanceof Duplicate) {
+      return "DUPLICATE";
+    }
+    if (answer instanceof OutcomeNotRecorded) {
+      return "OUTCOME_NOT_RECORDED";
+    }
+    if (answer instanceof NothingSent) {
+      return "NOTHING_SENT";
+    }
+    return answer instanceof NoAnswer ? "NO_ANSWER" : "REFUSED";
   }
 
   private static PayoutResult result(PayoutId id, PayoutOutcome outcome, String detail) {

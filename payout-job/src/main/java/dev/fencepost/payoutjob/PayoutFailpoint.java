@@ -14,8 +14,14 @@ public interface PayoutFailpoint {
   enum Point {
     /** PENDING -> CLAIMED committed; nothing sent yet. */
     CLAIMED,
+    /**
+     * A recovering holder re-stamped a CLAIMED payout that was never sent; it has not submitted.
+     */
+    RECLAIMED,
     /** The proxy answered (its intent record exists); paydb still says CLAIMED. */
     PROXY_ANSWERED,
+    /** CLAIMED to RAIL_SUBMITTED committed; the rail's outcome is not recorded in paydb yet. */
+    SUBMITTED,
     /** RAIL_ACKED committed; the ledger is not posted yet. */
     RAIL_ACKED
   }

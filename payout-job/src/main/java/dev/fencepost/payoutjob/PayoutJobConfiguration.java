@@ -79,18 +79,26 @@ public class PayoutJobConfiguration {
     return PayoutFailpoint.NONE;
   }
 
+  /** No-op in production; issue 9's experiment worker binds one that records each attempt. */
+  @Bean
+  @ConditionalOnMissingBean
+  PayoutEffectListener payoutEffectListener() {
+    return PayoutEffectListener.NONE;
+  }
+
   @Bean
   PayoutExecutor payoutExecutor(
       LockTemplate locks,
       PaymentResource paydb,
       RailProxyClient proxy,
       PayoutFailpoint failpoint,
+      PayoutEffectListener effects,
       PayoutJobProperties properties,
       MeterRegistry meters) {
     String workerId =
         properties.getWorkerId().isBlank() ? defaultWorkerId() : properties.getWorkerId();
     return new PayoutExecutor(
-        locks, paydb, proxy, failpoint, workerId, properties.getLockWait(), meters);
+        locks, paydb, proxy, failpoint, effects, workerId, properties.getLockWait(), meters);
   }
 
   @Bean

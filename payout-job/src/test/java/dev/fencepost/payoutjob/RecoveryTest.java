@@ -8,6 +8,7 @@ import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payoutjob.PayoutFailpoint.Point;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -43,7 +44,9 @@ class RecoveryTest {
   }
 
   @ParameterizedTest
-  @EnumSource(Point.class)
+  @EnumSource(
+      value = Point.class,
+      names = {"CLAIMED", "PROXY_ANSWERED", "SUBMITTED", "RAIL_ACKED"})
   void aSecondWorkerCompletesTheCrashedPayoutWithoutResubmitting(Point point) throws Exception {
     Payout payout =
         platform.accountWithPayouts("crash-" + point.ordinal(), 50_000, 1, 4_200).get(0);
@@ -76,10 +79,16 @@ class RecoveryTest {
         assertThat(left.state()).isEqualTo(PayoutState.CLAIMED);
         assertThat(sentBefore).isEqualTo(1);
       }
+      case SUBMITTED -> {
+        assertThat(left.state()).isEqualTo(PayoutState.RAIL_SUBMITTED);
+        assertThat(sentBefore).isEqualTo(1);
+      }
       case RAIL_ACKED -> {
         assertThat(left.state()).isEqualTo(PayoutState.RAIL_ACKED);
         assertThat(sentBefore).isEqualTo(1);
       }
+      default ->
+          throw new IllegalArgumentException("not a crash point of a fresh payout: " + point);
     }
 
     Platform.run(survivor);
@@ -93,5 +102,46 @@ class RecoveryTest {
     assertThat(platform.submissions(payout.id())).isEqualTo(1);
     assertThat(platform.payments.account(payout.accountId()).balanceMinor())
         .isEqualTo(50_000 - 4_200);
+  }
+
+  @Test
+  void aRecovererThatDiesAfterReclaimingLeavesNothingSentAndTheNextOneSubmitsOnce()
+      throws Exception {
+    Payout payout = platform.accountWithPayouts("crash-reclaim", 50_000, 1, 4_200).get(0);
+    dieAt(Point.CLAIMED, payout);
+    Payout claimed = platform.reload(payout);
+    dieAt(Point.RECLAIMED, payout);
+    Payout reclaimed = platform.reload(payout);
+
+    assertThat(reclaimed.state()).isEqualTo(PayoutState.CLAIMED);
+    assertThat(reclaimed.tokenStamp()).isGreaterThan(claimed.tokenStamp());
+    assertThat(platform.movements(payout.id())).isZero();
+
+    Platform.run(survivor);
+
+    assertThat(platform.reload(payout).state()).isEqualTo(PayoutState.POSTED);
+    assertThat(platform.movements(payout.id())).isEqualTo(1);
+    assertThat(platform.submissions(payout.id())).isEqualTo(1);
+  }
+
+  private void dieAt(Point point, Payout payout) {
+    ConfigurableApplicationContext doomed =
+        platform.worker(
+            context ->
+                context.registerBean(
+                    "payoutFailpoint",
+                    PayoutFailpoint.class,
+                    () ->
+                        (reached, p) -> {
+                          if (reached == point) {
+                            throw new WorkerDied(point);
+                          }
+                        }));
+    try {
+      assertThatThrownBy(() -> doomed.getBean(PayoutExecutor.class).execute(payout))
+          .isInstanceOf(WorkerDied.class);
+    } finally {
+      doomed.close();
+    }
   }
 }

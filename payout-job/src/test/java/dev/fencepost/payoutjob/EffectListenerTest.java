@@ -1,0 +1,65 @@
+package dev.fencepost.payoutjob;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencepost.payment.Payout;
+import dev.fencepost.payoutjob.PayoutEffectListener.Effect;
+import dev.fencepost.payoutjob.PayoutEffectListener.Kind;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The effect listener sees every side effect a worker attempts, in order, with the grant's token
+ * and the guard's answer: the worker-side evidence that issue 9's history checker reads.
+ */
+class EffectListenerTest {
+
+  @Test
+  void everySideEffectOfOnePayoutIsReportedInOrderWithTheGrantsToken() {
+    Platform platform = Platform.shared();
+    Payout payout = platform.accountWithPayouts("effects", 10_000, 1, 2_000).get(0);
+    List<Effect> seen = new CopyOnWriteArrayList<>();
+    try (ConfigurableApplicationContext worker =
+        platform.worker(
+            context ->
+                context.registerBean(
+                    "payoutEffectListener", PayoutEffectListener.class, () -> seen::add))) {
+      PayoutResult result = worker.getBean(PayoutExecutor.class).execute(payout);
+
+      assertThat(result.outcome()).isEqualTo(PayoutOutcome.POSTED);
+    }
+    assertThat(seen)
+        .extracting(Effect::what)
+        .containsExactly(
+            Kind.CLAIM, Kind.SUBMIT, Kind.MARK_SUBMITTED, Kind.RECORD_ACKED, Kind.POST);
+    assertThat(seen).extracting(Effect::outcome).containsOnly("OK");
+    assertThat(seen).extracting(Effect::payoutId).containsOnly(payout.id());
+    assertThat(seen).extracting(Effect::accountId).containsOnly(payout.accountId());
+    assertThat(seen.stream().map(Effect::token).distinct()).singleElement();
+    assertThat(seen).extracting(Effect::nanos).isSorted();
+  }
+
+  @Test
+  void aRefusedWriteIsReportedWithTheRefusalBeforeItPropagates() {
+    Platform platform = Platform.shared();
+    Payout payout = platform.accountWithPayouts("effects-poor", 1_000, 1, 2_000).get(0);
+    List<Effect> seen = new CopyOnWriteArrayList<>();
+    try (ConfigurableApplicationContext worker =
+        platform.worker(
+            context ->
+                context.registerBean(
+                    "payoutEffectListener", PayoutEffectListener.class, () -> seen::add))) {
+      PayoutResult first = worker.getBean(PayoutExecutor.class).execute(payout);
+      PayoutResult again = worker.getBean(PayoutExecutor.class).execute(payout);
+
+      assertThat(first.outcome()).isEqualTo(PayoutOutcome.FAILED_INSUFFICIENT_FUNDS);
+      assertThat(again.outcome()).isEqualTo(PayoutOutcome.ALREADY_TERMINAL);
+    }
+    // Insufficient funds is the claim's own outcome (accepted, FAILED): no submit follows, and the
+    // re-run finds the payout terminal on its re-read and attempts nothing.
+    assertThat(seen).extracting(Effect::what).containsExactly(Kind.CLAIM);
+    assertThat(seen).extracting(Effect::outcome).containsExactly("OK");
+  }
+}
