@@ -14,14 +14,17 @@ import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.job.builder.JobBuilder;
 import org.springframework.batch.core.repository.JobRepository;
 import org.springframework.batch.core.step.Step;
+import org.springframework.batch.core.step.builder.SimpleStepBuilder;
 import org.springframework.batch.core.step.builder.StepBuilder;
 import org.springframework.batch.infrastructure.item.ItemProcessor;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.DataSourceBuilder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
@@ -30,6 +33,9 @@ import org.springframework.transaction.PlatformTransactionManager;
  * one: each payout's effects are committed by payment-resource and the proxy inside its grant, and
  * the job repository records progress after every payout, so a killed worker loses nothing a
  * recovery cannot find from paydb and the proxy (UC-04).
+ *
+ * <p>With {@code fencepost.payout.concurrency} above 1 the step runs that many payout threads, each
+ * its own chunk loop over the one shared reader (ADR 0063).
  *
  * <p>paydb is a non-default-candidate DataSource ({@code fencepost.payout.paydb.*}) so that Boot's
  * auto-configuration (Batch, Liquibase, health) keeps to batchdb ({@code spring.datasource.*}, see
@@ -53,7 +59,9 @@ public class PayoutJobConfiguration {
             .username(paydb.getUsername())
             .password(paydb.getPassword())
             .build();
-    dataSource.setMaximumPoolSize(paydb.getMaxPoolSize());
+    // Every payout thread makes its own paydb calls; fewer connections would queue them (ADR 0063).
+    dataSource.setMaximumPoolSize(
+        Math.max(paydb.getMaxPoolSize(), properties.getConcurrency() + 1));
     dataSource.setPoolName("paydb");
     return dataSource;
   }
@@ -109,8 +117,29 @@ public class PayoutJobConfiguration {
 
   @Bean
   @StepScope
-  PayoutStepTally payoutStepTally() {
-    return new PayoutStepTally();
+  PayoutStepTally payoutStepTally(PayoutJobProperties props) {
+    return new PayoutStepTally(props.getTimingsFile());
+  }
+
+  /**
+   * Each payout thread holds a batchdb connection for its chunk's transaction, waiting on the lock
+   * and the rail included, and the job repository needs one more: raise batchdb's pool to fit
+   * {@code fencepost.payout.concurrency} (ADR 0063).
+   */
+  @Bean
+  static BeanPostProcessor batchdbPoolFitsConcurrency(Environment environment) {
+    int concurrency = environment.getProperty("fencepost.payout.concurrency", Integer.class, 1);
+    return new BeanPostProcessor() {
+      @Override
+      public Object postProcessBeforeInitialization(Object bean, String beanName) {
+        if (bean instanceof HikariDataSource hikari
+            && !"paydb".equals(hikari.getPoolName())
+            && hikari.getMaximumPoolSize() < concurrency + 2) {
+          hikari.setMaximumPoolSize(concurrency + 2);
+        }
+        return bean;
+      }
+    };
   }
 
   @Bean
@@ -119,23 +148,35 @@ public class PayoutJobConfiguration {
       PlatformTransactionManager transactionManager,
       PayoutCandidateReader reader,
       PayoutExecutor executor,
-      PayoutStepTally tally) {
+      PayoutStepTally tally,
+      PayoutJobProperties properties) {
     ItemProcessor<Payout, PayoutResult> processor =
         candidate -> {
-          PayoutResult result = executor.execute(candidate);
+          long started = System.nanoTime();
+          PayoutResult result;
+          try {
+            result = executor.execute(candidate);
+          } finally {
+            reader.done(candidate);
+          }
+          tally.timed(result.outcome(), System.nanoTime() - started);
           if (result.outcome() == PayoutOutcome.SKIPPED_LOCK_HELD) {
             tally.skipped();
             return null; // filtered: counted as skipped, another worker has it (UC-02)
           }
           return result;
         };
-    return new StepBuilder("payoutStep", repository)
-        .<Payout, PayoutResult>chunk(1, transactionManager)
-        .reader(reader)
-        .processor(processor)
-        .writer(tally)
-        .listener(tally)
-        .build();
+    SimpleStepBuilder<Payout, PayoutResult> step =
+        new StepBuilder("payoutStep", repository)
+            .<Payout, PayoutResult>chunk(1, transactionManager)
+            .reader(reader)
+            .processor(processor)
+            .writer(tally)
+            .listener(tally);
+    if (properties.getConcurrency() > 1) {
+      step.stepOperations(new ConcurrentStepOperations(properties.getConcurrency()));
+    }
+    return step.build();
   }
 
   @Bean

@@ -1,6 +1,10 @@
 package dev.fencepost.payoutjob;
 
 import dev.fencepost.lock.LockServiceUnavailableException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.StringJoiner;
@@ -27,6 +31,27 @@ public class PayoutStepTally implements ItemWriter<PayoutResult>, StepExecutionL
   private static final Logger log = LoggerFactory.getLogger(PayoutStepTally.class);
 
   private final Map<PayoutOutcome, Long> counts = new EnumMap<>(PayoutOutcome.class);
+  private final String timingsFile;
+  private final StringBuilder timings = new StringBuilder();
+
+  public PayoutStepTally() {
+    this("");
+  }
+
+  /**
+   * @param timingsFile where to append each attempt's outcome and duration at the end of the step
+   *     (a benchmark seam, ADR 0095); empty for nowhere
+   */
+  public PayoutStepTally(String timingsFile) {
+    this.timingsFile = timingsFile == null ? "" : timingsFile;
+  }
+
+  /** One attempt took {@code nanos}, lock acquire to release; kept only for a timings file. */
+  public synchronized void timed(PayoutOutcome outcome, long nanos) {
+    if (!timingsFile.isEmpty()) {
+      timings.append(outcome).append(',').append(nanos / 1_000).append('\n');
+    }
+  }
 
   @Override
   public synchronized void write(Chunk<? extends PayoutResult> chunk) {
@@ -57,6 +82,7 @@ public class PayoutStepTally implements ItemWriter<PayoutResult>, StepExecutionL
     } else {
       exit = ExitStatus.COMPLETED.addExitDescription(description.toString());
     }
+    writeTimings();
     log.atInfo()
         .addKeyValue("event", "payout.run.finished")
         .addKeyValue("exitCode", exit.getExitCode())
@@ -64,6 +90,26 @@ public class PayoutStepTally implements ItemWriter<PayoutResult>, StepExecutionL
         .addKeyValue("readCount", stepExecution.getReadCount())
         .log("payoutJob step ended {}: {}", exit.getExitCode(), description);
     return exit;
+  }
+
+  private void writeTimings() {
+    if (timingsFile.isEmpty() || timings.isEmpty()) {
+      return;
+    }
+    try {
+      Files.writeString(
+          Path.of(timingsFile),
+          timings,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND,
+          StandardOpenOption.WRITE);
+    } catch (IOException e) {
+      // Evidence for a benchmark only: the run's outcome must not depend on it.
+      log.atWarn()
+          .addKeyValue("event", "payout.timings.write_failed")
+          .addKeyValue("file", timingsFile)
+          .log("could not write payout timings to {}: {}", timingsFile, e.toString());
+    }
   }
 
   private static boolean isLockServiceDown(Throwable failure) {
