@@ -32,6 +32,8 @@ import org.springframework.core.env.Environment;
  *   <li>{@code pause-lands-after-check=true}: once resumed, the locks acquired before the pause
  *       skip {@code ensureHeld()}, as if the pause had hit a moment after the check passed.
  *   <li>{@code resource-fence=off}: paydb's fence disabled in this worker (ADR 0035, ADR 0100).
+ *   <li>{@code gated=true} with {@code control-dir}: start up, then wait for {@code
+ *       <control-dir>/go} before running any payout ({@link StartGate}).
  * </ul>
  */
 public final class ExperimentBindings
@@ -67,6 +69,10 @@ public final class ExperimentBindings
           "payoutEffectListener",
           PayoutEffectListener.class,
           () -> new HistoryEffectListener(recorder, workerId));
+    }
+    if (env.getProperty(PREFIX + "gated", Boolean.class, false)) {
+      Path controlDir = Path.of(env.getRequiredProperty(PREFIX + "control-dir"));
+      context.registerBean("experimentStartGate", StartGate.class, () -> new StartGate(controlDir));
     }
     boolean skipCheckAfterPause =
         env.getProperty(PREFIX + "pause-lands-after-check", Boolean.class, false);

@@ -166,6 +166,7 @@ public final class ExperimentRun implements AutoCloseable {
     private Point killAt;
     private boolean loop;
     private boolean pauseLandsAfterCheck;
+    private boolean gated;
     private final List<String> extra = new ArrayList<>();
 
     private WorkerSpec(String id) {
@@ -199,6 +200,15 @@ public final class ExperimentRun implements AutoCloseable {
      */
     public WorkerSpec loop() {
       this.loop = true;
+      return this;
+    }
+
+    /**
+     * Start the JVM now but run no payout until {@link Worker#openGate()}: a successor can boot
+     * while the first worker is still being frozen (a JVM start is most of a run's time).
+     */
+    public WorkerSpec gated() {
+      this.gated = true;
       return this;
     }
 
@@ -237,6 +247,9 @@ public final class ExperimentRun implements AutoCloseable {
       if (pauseLandsAfterCheck) {
         args.add("--fencepost.experiment.pause-lands-after-check=true");
       }
+      if (gated) {
+        args.add("--fencepost.experiment.gated=true");
+      }
       if (!guards.resourceFence()) {
         args.add("--fencepost.experiment.resource-fence=off");
       }
@@ -261,9 +274,18 @@ public final class ExperimentRun implements AutoCloseable {
               args);
       Worker worker = new Worker(id, process, control);
       workers.put(id, worker);
-      event(worker, "START", "pid " + process.pid() + (loop ? ", loop" : ", once"));
+      event(
+          worker,
+          "START",
+          "pid " + process.pid() + (loop ? ", loop" : ", once") + (gated ? ", gated" : ""));
       return worker;
     }
+  }
+
+  /** Lets a {@link WorkerSpec#gated()} worker start running payouts. */
+  public void openGate(Worker worker, String detail) {
+    event(worker, "GO", detail);
+    worker.openGate();
   }
 
   /** SIGSTOP: the whole JVM freezes, heartbeats included, so its lease runs out. */
@@ -338,6 +360,21 @@ public final class ExperimentRun implements AutoCloseable {
         .pollInterval(Duration.ofMillis(100))
         .until(() -> wanted.contains(reload(payout).state()));
     return reload(payout);
+  }
+
+  /** Waits until {@code worker} has recorded an effect matching {@code what}. */
+  public Records.Effect awaitEffect(
+      String worker, java.util.function.Predicate<Records.Effect> what) {
+    return Awaitility.await(worker + " records the awaited effect")
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () ->
+                HistoryFiles.read(dir).effects.stream()
+                    .filter(e -> e.worker().equals(worker) && what.test(e))
+                    .findFirst(),
+            java.util.Optional::isPresent)
+        .orElseThrow();
   }
 
   /** The rail's movements for this payout (the stub's ground truth, FR-21). */

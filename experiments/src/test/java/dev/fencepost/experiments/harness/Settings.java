@@ -9,14 +9,37 @@ public final class Settings {
 
   private Settings() {}
 
-  /** A runnable jar named by a system property. */
-  public static Path jar(String property) {
+  private static final java.util.Map<String, Path> COPIES = new java.util.HashMap<>();
+
+  /**
+   * A runnable jar named by a system property, copied once per test JVM to a private directory: the
+   * working tree is shared, and a build of this module running meanwhile rewrites target/*-exec.jar
+   * under a JVM that is still loading classes from it.
+   */
+  public static synchronized Path jar(String property) {
     String value = System.getProperty(property);
     if (value == null || value.isBlank()) {
       throw new IllegalStateException(
           "system property " + property + " is not set: run through failsafe (mvn verify)");
     }
-    return Path.of(value);
+    return COPIES.computeIfAbsent(
+        property,
+        p -> {
+          Path source = Path.of(value);
+          if (!Files.exists(source)) {
+            throw new IllegalStateException("no runnable jar at " + source + ": run package");
+          }
+          try {
+            Path dir = Files.createTempDirectory("fencepost-experiments-jars");
+            dir.toFile().deleteOnExit();
+            Path copy = dir.resolve(source.getFileName());
+            Files.copy(source, copy);
+            copy.toFile().deleteOnExit();
+            return copy;
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        });
   }
 
   /** target/runs: one directory per scenario below it. */

@@ -35,9 +35,11 @@ public final class Takeover {
       spec.pauseLandsAfterCheck();
     }
     Worker w1 = spec.start();
+    Worker w2 = run.worker("w2").loop().gated().start();
     w1.awaitParked(Duration.ofMinutes(3));
     run.stop(w1, "parked at " + point + "; frozen past its lease");
-    Worker w2 = run.worker("w2").loop().start();
+    w2.awaitReady(Duration.ofMinutes(3));
+    run.openGate(w2, "successor may run");
     run.awaitState(
         payout, successorDone.length == 0 ? new PayoutState[] {PayoutState.POSTED} : successorDone);
     run.resume(w1, true, "thawed after the takeover");

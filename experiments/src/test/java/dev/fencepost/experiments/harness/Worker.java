@@ -75,6 +75,30 @@ public final class Worker {
     }
   }
 
+  /** Opens the start gate of a gated worker (it polls for the file). */
+  void openGate() {
+    try {
+      Files.createDirectories(controlDir);
+      Files.writeString(controlDir.resolve("go"), "go\n");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Waits until a gated worker has started up and waits at its gate. */
+  public void awaitReady(Duration atMost) {
+    Awaitility.await(id + " ready at its gate (log " + process.log() + ")")
+        .atMost(atMost)
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              if (!process.isAlive()) {
+                throw new IllegalStateException(id + " exited before its gate; " + process.log());
+              }
+              return Files.exists(controlDir.resolve("ready"));
+            });
+  }
+
   /** Lets a parked worker go on once it runs (it polls for the file). Sends no signal. */
   void releaseParking() {
     try {
