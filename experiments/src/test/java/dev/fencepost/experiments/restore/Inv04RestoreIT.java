@@ -1,0 +1,318 @@
+package dev.fencepost.experiments.restore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencepost.experiments.harness.ExperimentRun;
+import dev.fencepost.experiments.harness.Guards;
+import dev.fencepost.experiments.harness.RunResult;
+import dev.fencepost.experiments.harness.Stack;
+import dev.fencepost.experiments.harness.Worker;
+import dev.fencepost.history.Extractors;
+import dev.fencepost.history.Records;
+import dev.fencepost.payment.AccountId;
+import dev.fencepost.payment.Payout;
+import dev.fencepost.payment.PayoutState;
+import dev.fencepost.testsupport.postgres.PostgresDatabase;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * INV-04 across a restore of the lock backend (D5), with real processes, on both backends. Payouts
+ * run; the lock server is stopped and its backend backed up; other keys' traffic and more payouts
+ * move the tokens on (the guards see them); the backend is restored. (a) Served at once, the
+ * restored backend reissues tokens at or below what the guards hold: the guards refuse every write
+ * (FENCED_OUT, {@code lock.fenced_out}), the payouts stay PENDING, and the grant history kept in
+ * the run directory shows the reissue ({@code token_regressions}). (b) The operator then applies
+ * the documented procedure (ADR 0003 / 0016): every new token exceeds every old one and the same
+ * payouts complete. One run per backend covers both, as an operator would live it: (a) is the
+ * mistake, (b) the recovery. docs/evidence/inv04-restore.md is written from these runs.
+ */
+class Inv04RestoreIT {
+
+  static final long FUNDING = 100_000;
+  static final long AMOUNT = 1_000;
+
+  /** Grants on another key between the backup and the restore: the width of the reissued range. */
+  static final int OTHER_TRAFFIC = 150;
+
+  static final Map<String, Outcome> RESULTS = new ConcurrentHashMap<>();
+
+  /** The safety counters that must be 0 even in this run; the other two see the reissue. */
+  static final List<String> MUST_HOLD =
+      List.of(
+          "overlapping_grants",
+          "guard_accepted_lower_token",
+          "effect_without_grant",
+          "duplicate_rail_movement",
+          "movement_for_ambiguous_payout",
+          "unbalanced_group",
+          "balance_not_ledger_sum",
+          "multiple_postings",
+          "transition_out_of_terminal");
+
+  record Outcome(
+      String backend,
+      String procedure,
+      RunResult run,
+      long highestBeforeRestore,
+      List<Long> reissued,
+      long guardsHighest,
+      long floor,
+      List<Long> afterFloor) {}
+
+  @Test
+  void
+      postgresRestoreReissuesTokensTheGuardsRefuseUntilTheTokenFloorPutsEveryNewTokenAboveEveryOld() {
+    Outcome o =
+        restore(
+            "inv04-restore-postgres",
+            "INV-04: lockdb restored from a backup (PostgreSQL backend)",
+            () -> new RestoreTarget.Postgres(Stack.shared().postgres()));
+    assertHazardThenProcedure(o);
+    assertThat(logOf(o, "procedure")).anyMatch(l -> l.contains("lock.token_floor_applied"));
+  }
+
+  @Test
+  void
+      etcdRestoreReissuesRevisionsTheGuardsRefuseUntilTheRevisionFloorPutsEveryNewTokenAboveEveryOld() {
+    Outcome o =
+        restore(
+            "inv04-restore-etcd",
+            "INV-04: etcd restored from a data-directory backup (etcd backend)",
+            RestoreTarget.Etcd::new);
+    assertHazardThenProcedure(o);
+    assertThat(logOf(o, "procedure")).anyMatch(l -> l.contains("lock.etcd.revision_advanced"));
+  }
+
+  static void assertHazardThenProcedure(Outcome o) {
+    RunResult run = o.run();
+    String report = run.report().toMarkdown(run.scenario());
+    // (a) the reissued tokens are at or below what was issued before the restore ...
+    assertThat(o.reissued())
+        .isNotEmpty()
+        .allSatisfy(t -> assertThat(t).isLessThanOrEqualTo(o.highestBeforeRestore()));
+    // ... and the guards refused every write made with them: nothing got past a guard.
+    List<Records.Effect> hazard = run.effectsOf("w3");
+    assertThat(hazard)
+        .isNotEmpty()
+        .allSatisfy(e -> assertThat(e.outcome()).isEqualTo("FENCED_OUT"));
+    assertThat(fencedOutEvents(run, "w3")).isEqualTo(hazard.size());
+    assertThat(run.history().guardDecisions)
+        .filteredOn(d -> d.decision().equals("ACCEPTED") && o.reissued().contains(d.token()))
+        .isEmpty();
+    // The history kept outside the restored store sees the reissue, from the backend's order and
+    // from the clients' real-time order.
+    assertThat(run.count("token_regressions"))
+        .as(report)
+        .isGreaterThanOrEqualTo(o.reissued().size());
+    assertThat(run.count("release_before_acquire")).as(report).isPositive();
+    // (b) after the floor every new token exceeds every token issued before it, in either epoch.
+    long highestEver =
+        run.history().grants.stream()
+            .filter(g -> g.kind().equals("ACQUIRED") && !o.afterFloor().contains(g.token()))
+            .mapToLong(Records.Grant::token)
+            .max()
+            .orElseThrow();
+    assertThat(o.afterFloor())
+        .isNotEmpty()
+        .allSatisfy(
+            t -> assertThat(t).isGreaterThan(highestEver).isGreaterThanOrEqualTo(o.floor()));
+    assertThat(run.effectsOf("w4"))
+        .isNotEmpty()
+        .allSatisfy(e -> assertThat(e.outcome()).isEqualTo("OK"));
+    for (String counter : MUST_HOLD) {
+      assertThat(run.count(counter)).as(counter + "\n" + report).isZero();
+    }
+    assertThat(run.history().payouts)
+        .isNotEmpty()
+        .allSatisfy(p -> assertThat(p.state()).isEqualTo("POSTED"));
+  }
+
+  static Outcome restore(String scenario, String title, Supplier<RestoreTarget> targets) {
+    GrantHistory history = new GrantHistory();
+    List<String> laterReferences = new ArrayList<>();
+    try (ExperimentRun run = ExperimentRun.start(scenario, title, Guards.ALL_ON);
+        RestoreTarget target = targets.get()) {
+      Payout a1 = run.payout("inv04a", FUNDING, AMOUNT);
+      Payout b1 = run.payout("inv04b", FUNDING, AMOUNT);
+      List<AccountId> accounts = List.of(a1.accountId(), b1.accountId());
+
+      OwnLockServer server = target.start(run, "before-backup", null);
+      once(run, "w1", server);
+      awaitPosted(run, a1, b1);
+      server.close();
+
+      run.event(null, "BACKUP", target.name() + " backed up with the lock server stopped");
+      target.backup();
+
+      server = target.start(run, "after-backup", null);
+      long traffic =
+          LockTraffic.acquireAndRelease(server.baseUrl(), "other-tenant:traffic", OTHER_TRAFFIC);
+      run.event(
+          null,
+          "OTHER_TRAFFIC",
+          OTHER_TRAFFIC + " grants on another key, the last token " + traffic);
+      List<Payout> second = more(run, accounts, "second", laterReferences);
+      once(run, "w2", server);
+      awaitPosted(run, second.toArray(Payout[]::new));
+      server.close();
+
+      history.addEpoch(target.history(), 0);
+      long highestBeforeRestore =
+          history.acquired("").stream().mapToLong(Records.Grant::token).max().orElseThrow();
+      run.event(
+          null, "RESTORE", target.name() + " restored from the backup; the lock server is stopped");
+      target.restore();
+      history.restored();
+      long restoredUpTo = target.lastHistoryId();
+
+      // (a) served at once: the procedure is skipped.
+      server = target.start(run, "restored-without-procedure", null);
+      run.event(
+          null, "RESTART", "lock server started on the restored backend without the procedure");
+      List<Payout> third = more(run, accounts, "third", laterReferences);
+      once(run, "w3", server);
+      for (Payout p : third) {
+        assertThat(run.reload(p).state()).isEqualTo(PayoutState.PENDING);
+      }
+      server.close();
+
+      // (b) the documented procedure.
+      long g = guardsHighest(run);
+      long l = target.highestOwnToken();
+      long floor = target.floor(g, l);
+      run.event(
+          null,
+          "PROCEDURE",
+          "D5 floor " + floor + " from guards' highest " + g + " and the backend's own " + l);
+      server = target.start(run, "procedure", floor);
+      once(run, "w4", server);
+      awaitPosted(run, third.toArray(Payout[]::new));
+      server.close();
+
+      history.addEpoch(target.history(), restoredUpTo);
+      run.addRecords(history.grants());
+      run.addRecords(movements(run, laterReferences));
+      RunResult result = run.finish();
+      Outcome outcome =
+          new Outcome(
+              target.name(),
+              target.procedure(),
+              result,
+              highestBeforeRestore,
+              acquiredBy(result, "w3"),
+              g,
+              floor,
+              acquiredBy(result, "w4"));
+      RESULTS.put(scenario, outcome);
+      return outcome;
+    }
+  }
+
+  /** A once-mode worker on this phase's lock server, to its end. */
+  static void once(ExperimentRun run, String id, OwnLockServer server) {
+    Worker w = run.worker(id).arg(server.workerArg()).start();
+    w.awaitExit(Duration.ofMinutes(3));
+  }
+
+  static void awaitPosted(ExperimentRun run, Payout... payouts) {
+    for (Payout p : payouts) {
+      run.awaitState(p, PayoutState.POSTED);
+    }
+  }
+
+  /** One more PENDING payout per account (the accounts whose fences the guards hold). */
+  static List<Payout> more(
+      ExperimentRun run, List<AccountId> accounts, String label, List<String> references) {
+    List<Payout> out = new ArrayList<>();
+    for (AccountId account : accounts) {
+      Payout p = run.fixtures().createPendingPayout(account, AMOUNT, "EUR", "ben-" + label);
+      references.add(p.clientReference());
+      out.add(p);
+    }
+    return out;
+  }
+
+  /** The stub's movements for payouts made after the run started (the harness keeps its own). */
+  static List<Object> movements(ExperimentRun run, List<String> references) {
+    Set<String> wanted = Set.copyOf(references);
+    try {
+      return Extractors.railMovements(URI.create(run.stack().stub().baseUrl())).stream()
+          .filter(r -> r instanceof Records.RailMovement m && wanted.contains(m.clientReference()))
+          .toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** ADR 0003 step 1: G, the highest token any guard holds (paydb fences, proxydb high-waters). */
+  static long guardsHighest(ExperimentRun run) {
+    return Math.max(
+        max(run.paydb(), "SELECT coalesce(max(fence), 0) FROM account"),
+        max(run.stack().proxydb(), "SELECT coalesce(max(high_water), 0) FROM account_high_water"));
+  }
+
+  static long max(PostgresDatabase db, String sql) {
+    try (Connection c = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password());
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql, e);
+    }
+  }
+
+  static List<Long> acquiredBy(RunResult run, String worker) {
+    return run.history().clientOps.stream()
+        .filter(
+            op ->
+                op.worker().equals(worker)
+                    && op.op().equals("ACQUIRE")
+                    && op.outcome().equals("OK"))
+        .map(Records.ClientOp::token)
+        .toList();
+  }
+
+  static long fencedOutEvents(RunResult run, String worker) {
+    return lines(run.dir().resolve("logs").resolve(worker + ".log")).stream()
+        .filter(l -> l.contains("lock.fenced_out"))
+        .count();
+  }
+
+  static List<String> logOf(Outcome o, String phase) {
+    return lines(o.run().dir().resolve("logs").resolve("lock-server-" + phase + ".log"));
+  }
+
+  static List<String> lines(java.nio.file.Path file) {
+    try {
+      return Files.readAllLines(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @AfterAll
+  static void writeEvidence() {
+    RestoreEvidence.write(RESULTS);
+  }
+}

@@ -1,0 +1,258 @@
+package dev.fencepost.experiments.restore;
+
+import dev.fencepost.experiments.harness.ExperimentRun;
+import dev.fencepost.history.Records;
+import dev.fencepost.testsupport.etcd.EtcdCluster;
+import dev.fencepost.testsupport.etcd.EtcdMember;
+import dev.fencepost.testsupport.postgres.EmbeddedPostgresServer;
+import dev.fencepost.testsupport.postgres.PostgresDatabase;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A lock backend this scenario owns, with a cold backup and a restore done the way an operator
+ * would do them on that backend, and D5's procedure as its flag.
+ */
+interface RestoreTarget extends AutoCloseable {
+
+  String name();
+
+  /** Starts a lock server on this backend, with D5's floor when {@code floor} is not null. */
+  OwnLockServer start(ExperimentRun run, String phase, Long floor);
+
+  /** A cold backup (the lock server is stopped). */
+  void backup();
+
+  /** Puts the backup back (the lock server is stopped). */
+  void restore();
+
+  /** The backend's own grant history as it is now. */
+  List<Records.Grant> history();
+
+  /** The last history id the store has (right after a restore: the backup's last one). */
+  long lastHistoryId();
+
+  /** The highest token the backend itself could already have issued (ADR 0003 step 2: L). */
+  long highestOwnToken();
+
+  /** D5's floor from the guards' highest token {@code g} and the backend's own {@code l}. */
+  long floor(long g, long l);
+
+  /** How this backend's backup, restore and floor are done, for the report. */
+  String procedure();
+
+  @Override
+  void close();
+
+  /**
+   * lockdb on the harness's PostgreSQL server, in its own database. Embedded PostgreSQL ships no
+   * pg_dump, so the backup is {@code CREATE DATABASE backup TEMPLATE lockdb} with no connection
+   * open to lockdb: a file-level copy of a database nobody is using, sequence included, which is
+   * what a cold backup is. The restore drops lockdb and re-creates it from that template.
+   */
+  final class Postgres implements RestoreTarget {
+    private final EmbeddedPostgresServer server;
+    private final PostgresDatabase lockdb;
+    private final String backup;
+
+    Postgres(EmbeddedPostgresServer server) {
+      this.server = server;
+      this.lockdb = server.createDatabase("exp_inv04_lockdb");
+      this.backup = lockdb.name() + "_backup";
+    }
+
+    @Override
+    public String name() {
+      return "PostgreSQL";
+    }
+
+    @Override
+    public OwnLockServer start(ExperimentRun run, String phase, Long floor) {
+      List<String> args =
+          new ArrayList<>(
+              OwnLockServer.postgres(lockdb.jdbcUrl(), lockdb.username(), lockdb.password()));
+      if (floor != null) {
+        args.add("--fencepost.lock.postgres.token-floor=" + floor);
+      }
+      return OwnLockServer.start(
+          "lock-server-" + phase,
+          run.dir().resolve("logs").resolve("lock-server-" + phase + ".log"),
+          args);
+    }
+
+    @Override
+    public void backup() {
+      admin("CREATE DATABASE " + backup + " TEMPLATE " + lockdb.name());
+    }
+
+    @Override
+    public void restore() {
+      admin("DROP DATABASE " + lockdb.name());
+      admin("CREATE DATABASE " + lockdb.name() + " TEMPLATE " + backup);
+    }
+
+    @Override
+    public List<Records.Grant> history() {
+      return GrantHistory.lockdb(lockdb.jdbcUrl(), lockdb.username(), lockdb.password());
+    }
+
+    @Override
+    public long lastHistoryId() {
+      return query("SELECT coalesce(max(id), 0) FROM lock_event");
+    }
+
+    @Override
+    public long highestOwnToken() {
+      return Math.max(
+          query("SELECT coalesce(max(token), 0) FROM lock_event"),
+          query("SELECT last_value FROM lock_token_seq"));
+    }
+
+    /** ADR 0003 step 3: past both, with a margin for tokens issued after the guards were read. */
+    @Override
+    public long floor(long g, long l) {
+      return Math.max(g, l) + 1_000_000;
+    }
+
+    @Override
+    public String procedure() {
+      return "backup = `CREATE DATABASE lockdb_backup TEMPLATE lockdb` with the lock server stopped"
+          + " (embedded PostgreSQL has no pg_dump; a template copy of an unused database is a"
+          + " faithful cold copy, `lock_token_seq` included); restore = `DROP DATABASE lockdb;"
+          + " CREATE DATABASE lockdb TEMPLATE lockdb_backup`; procedure (ADR 0003) ="
+          + " `--fencepost.lock.postgres.token-floor=GREATEST(G, L) + 1000000`, G = the guards'"
+          + " highest fence / high-water, L = the restored lockdb's highest token";
+    }
+
+    private long query(String sql) {
+      try (Connection c =
+              DriverManager.getConnection(lockdb.jdbcUrl(), lockdb.username(), lockdb.password());
+          Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery(sql)) {
+        rs.next();
+        return rs.getLong(1);
+      } catch (SQLException e) {
+        throw new IllegalStateException(sql, e);
+      }
+    }
+
+    private void admin(String sql) {
+      try (Connection c =
+              DriverManager.getConnection(
+                  server.jdbcUrl("postgres"),
+                  EmbeddedPostgresServer.USER,
+                  EmbeddedPostgresServer.PASSWORD);
+          Statement s = c.createStatement()) {
+        s.execute(sql);
+      } catch (SQLException e) {
+        throw new IllegalStateException(sql, e);
+      }
+    }
+
+    @Override
+    public void close() {
+      // The databases stay on the harness's server; it is deleted with the test JVM.
+    }
+  }
+
+  /**
+   * A one-member etcd of this scenario's own (test-support's launcher). Backup = a copy of the
+   * killed member's data directory (a volume snapshot; etcd fsyncs its WAL before it answers, so a
+   * SIGKILL leaves a consistent directory); restore = that copy put back and the member restarted.
+   * D5's procedure on etcd is {@code fencepost.lock.etcd.revision-floor} (ADR 0016).
+   */
+  final class Etcd implements RestoreTarget {
+    static final String PREFIX = "/fencepost/";
+    private final EtcdCluster cluster = EtcdCluster.single();
+    private final Path backupDir;
+
+    Etcd() {
+      try {
+        this.backupDir = Files.createTempDirectory("inv04-etcd-backup-").resolve("member");
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    private EtcdMember member() {
+      return cluster.member(0);
+    }
+
+    @Override
+    public String name() {
+      return "etcd";
+    }
+
+    @Override
+    public OwnLockServer start(ExperimentRun run, String phase, Long floor) {
+      List<String> args = new ArrayList<>(OwnLockServer.etcd(cluster.endpoints()));
+      if (floor != null) {
+        args.add("--fencepost.lock.etcd.revision-floor=" + floor);
+      }
+      return OwnLockServer.start(
+          "lock-server-" + phase,
+          run.dir().resolve("logs").resolve("lock-server-" + phase + ".log"),
+          args);
+    }
+
+    @Override
+    public void backup() {
+      member().kill();
+      member().copyDataDirectoryTo(backupDir);
+      member().restart();
+    }
+
+    @Override
+    public void restore() {
+      member().kill();
+      member().restoreDataDirectoryFrom(backupDir);
+      member().restart();
+    }
+
+    @Override
+    public List<Records.Grant> history() {
+      return GrantHistory.etcd(cluster.endpoints(), PREFIX);
+    }
+
+    @Override
+    public long lastHistoryId() {
+      return GrantHistory.etcdRevision(cluster.endpoints());
+    }
+
+    @Override
+    public long highestOwnToken() {
+      return lastHistoryId();
+    }
+
+    /**
+     * ADR 0016: the highest fence either guard holds; plus a small margin (the floor is reached by
+     * writes, 64 in flight, so ADR 0003's million would cost minutes here).
+     */
+    @Override
+    public long floor(long g, long l) {
+      return Math.max(g, l) + 1_000;
+    }
+
+    @Override
+    public String procedure() {
+      return "backup = a copy of the killed member's data directory (test-support's"
+          + " `copyDataDirectoryTo`); restore = `restoreDataDirectoryFrom` and a restart;"
+          + " procedure (ADR 0016) = `--fencepost.lock.etcd.revision-floor=max(G, L) + 1000`, G ="
+          + " the guards' highest fence / high-water, L = the restored store's revision";
+    }
+
+    @Override
+    public void close() {
+      cluster.close();
+    }
+  }
+}
