@@ -39,6 +39,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import jdk.jfr.Configuration;
+import jdk.jfr.Recording;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -100,6 +102,15 @@ public final class LocalStack implements AutoCloseable {
         postgres
             .createDatabase("batchdb")
             .applyChangelog("db/changelog/batchdb/db.changelog-master.yaml");
+    if (options.synchronousCommit()) {
+      // Embedded PostgreSQL runs with synchronous_commit=off on its command line, which lets a
+      // commit return before its WAL is flushed: fsyncs per payout would look better than
+      // production's. A role setting beats the command line for every session opened from now on,
+      // so it is set before any server's pool connects.
+      JdbcClient.create(paydb.dataSource())
+          .sql("ALTER ROLE \"" + paydb.username() + "\" SET synchronous_commit = on")
+          .update();
+    }
     List<String> lockArgs =
         new ArrayList<>(
             List.of(
@@ -126,6 +137,8 @@ public final class LocalStack implements AutoCloseable {
                 "--spring.application.name=rail-stub",
                 "--spring.autoconfigure.exclude=" + NOT_A_JOB + "," + NO_DATABASE,
                 "--fencepost.stub.hang=3s",
+                "--fencepost.stub.latency.distribution=" + options.railLatencyDistribution(),
+                "--fencepost.stub.latency.fixed=" + options.railLatencyFixed(),
                 // A-07's 0.5 % ambiguity, split as the stub's realistic profile splits it.
                 "--fencepost.stub.faults.rates.TIMEOUT_BEFORE_SETTLE=" + options.ambiguity() * 0.3,
                 "--fencepost.stub.faults.rates.TIMEOUT_AFTER_SETTLE=" + options.ambiguity() * 0.4,
@@ -143,7 +156,29 @@ public final class LocalStack implements AutoCloseable {
                 "--spring.liquibase.change-log=classpath:db/changelog/proxydb/db.changelog-master.yaml",
                 "--spring.autoconfigure.exclude=" + NOT_A_JOB,
                 "--fencepost.rail.base-url=" + url(railStub),
-                "--fencepost.rail.timeout=1s"));
+                // Short locally so ambiguous payouts end quickly; A-07's 10 s budget when the
+                // rail is as slow as A-07 says, or its tail would time out.
+                "--fencepost.rail.timeout="
+                    + (options.railLatency().equals("a07") ? "10s" : "1s")));
+  }
+
+  /** PostgreSQL's durability settings as the benchmark ran them. */
+  String durability() {
+    // A fresh session: pooled ones may predate the role setting.
+    JdbcClient jdbc =
+        JdbcClient.create(
+            new org.springframework.jdbc.datasource.DriverManagerDataSource(
+                paydb.jdbcUrl(), paydb.username(), paydb.password()));
+    StringBuilder out = new StringBuilder();
+    for (String setting :
+        List.of("fsync", "synchronous_commit", "full_page_writes", "wal_sync_method")) {
+      out.append(out.isEmpty() ? "" : " ")
+          .append(setting)
+          .append('=')
+          .append(
+              jdbc.sql("SELECT current_setting('" + setting + "')").query(String.class).single());
+    }
+    return out.toString();
   }
 
   private ConfigurableApplicationContext server(Class<?> application, List<String> args) {
@@ -163,6 +198,8 @@ public final class LocalStack implements AutoCloseable {
 
   private long workStartedNanos;
   private long walSyncsAtStart;
+  private String loadAtStart = "";
+  private Recording servicesRecording;
   private int roundsSoFar;
 
   /** Starts the services (no payouts yet); the caller closes it. */
@@ -219,6 +256,13 @@ public final class LocalStack implements AutoCloseable {
     if (workStartedNanos == 0) {
       workStartedNanos = System.nanoTime();
       walSyncsAtStart = walSyncs();
+      loadAtStart = loadAverage();
+      if (options.jfrDir() != null && servicesRecording == null) {
+        // The lock server, stub and proxy run in this JVM: one recording covers all three.
+        servicesRecording = new Recording(Configuration.getConfiguration("profile"));
+        servicesRecording.setName("local-stack-services");
+        servicesRecording.start();
+      }
     }
     int rounds = 0;
     Thread progress = new Thread(this::printProgress, "progress");
@@ -241,6 +285,10 @@ public final class LocalStack implements AutoCloseable {
       progress.interrupt();
     }
     roundsSoFar += rounds;
+    if (servicesRecording != null) {
+      Files.createDirectories(options.jfrDir());
+      servicesRecording.dump(options.jfrDir().resolve("services.jfr"));
+    }
     return summarize(
         Duration.ofNanos(System.nanoTime() - workStartedNanos),
         roundsSoFar,
@@ -272,7 +320,18 @@ public final class LocalStack implements AutoCloseable {
   private Process startWorker(int round, int index) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+    if (options.concurrency() > 1) {
+      // A long-running many-threaded worker: the optimising compiler pays for itself.
+      command.addAll(List.of("-Xmx512m", "-XX:+UseSerialGC"));
+    } else {
+      command.addAll(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+    }
+    if (options.jfrDir() != null && index == 0) {
+      Files.createDirectories(options.jfrDir());
+      command.add(
+          "-XX:StartFlightRecording=settings=profile,filename="
+              + options.jfrDir().resolve("worker-" + round + "-" + index + ".jfr"));
+    }
     String classPath = System.getProperty("java.class.path");
     if (!classPath.contains(File.pathSeparator) && classPath.endsWith(".jar")) {
       command.addAll(List.of("-jar", classPath));
@@ -286,6 +345,11 @@ public final class LocalStack implements AutoCloseable {
     command.add("--logging.structured.format.console=");
     command.add("--fencepost.payout.exit-when-done=true");
     command.add("--fencepost.payout.worker-id=worker-" + round + "-" + index);
+    command.add("--fencepost.payout.concurrency=" + options.concurrency());
+    command.add("--fencepost.payout.page-size=" + options.pageSize());
+    command.add(
+        "--fencepost.payout.timings-file="
+            + logDir.resolve("timings-" + round + "-" + index + ".csv"));
     command.add("--spring.datasource.url=" + batchdb.jdbcUrl());
     command.add("--spring.datasource.username=" + batchdb.username());
     command.add("--spring.datasource.password=" + batchdb.password());
@@ -510,7 +574,192 @@ public final class LocalStack implements AutoCloseable {
         latency[1],
         finished == 0 ? 0 : (double) walSyncs / finished,
         logDir.toString(),
+        measure(walSyncs),
         null);
+  }
+
+  /** Load averages from /proc/loadavg (1, 5, 15 minutes): the machine is shared. */
+  static String loadAverage() {
+    try {
+      String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      return parts[0] + " " + parts[1] + " " + parts[2];
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
+    }
+  }
+
+  /** The benchmark's figures for the worker phase so far (ADR 0095). */
+  Measures measure(long walSyncs) throws IOException {
+    List<Long> posted = new ArrayList<>();
+    Map<String, Long> attempts = new LinkedHashMap<>();
+    try (var files = Files.list(logDir)) {
+      for (Path file :
+          files.filter(f -> f.getFileName().toString().startsWith("timings-")).toList()) {
+        for (String line : Files.readAllLines(file)) {
+          int comma = line.indexOf(',');
+          if (comma < 0) {
+            continue;
+          }
+          String outcome = line.substring(0, comma);
+          attempts.merge(outcome, 1L, Long::sum);
+          if (outcome.equals("POSTED")) {
+            posted.add(Long.parseLong(line.substring(comma + 1)));
+          }
+        }
+      }
+    }
+    posted.sort(null);
+    JdbcClient pay = JdbcClient.create(paydb.dataSource());
+    double[] claim =
+        pay.sql(
+                """
+                SELECT coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms), 0),
+                       coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms), 0),
+                       coalesce(max(ms), 0)
+                  FROM (SELECT extract(epoch FROM finished_at - claimed_at) * 1000 AS ms
+                          FROM payout WHERE state = 'POSTED') t
+                """)
+            .query((rs, i) -> new double[] {rs.getDouble(1), rs.getDouble(2), rs.getDouble(3)})
+            .single();
+    // Sustained: the middle 80 % of finishes, clear of JVM start-up and of the last stragglers.
+    double[] window =
+        pay.sql(
+                """
+                SELECT count(*),
+                       coalesce(extract(epoch FROM max(finished_at) - min(claimed_at)), 0),
+                       coalesce(percentile_cont(0.1) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at)), 0),
+                       coalesce(percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at)), 0)
+                  FROM payout WHERE state IN ('POSTED','FAILED','RAIL_AMBIGUOUS','ABANDONED')
+                   AND finished_at IS NOT NULL
+                """)
+            .query(
+                (rs, i) ->
+                    new double[] {
+                      rs.getDouble(1), rs.getDouble(2), rs.getDouble(3), rs.getDouble(4)
+                    })
+            .single();
+    double[] rail =
+        JdbcClient.create(proxydb.dataSource())
+            .sql(
+                """
+                SELECT coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms), 0),
+                       coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms), 0),
+                       coalesce(max(ms), 0)
+                  FROM (SELECT extract(epoch FROM resolved_at - created_at) * 1000 AS ms
+                          FROM rail_submission WHERE resolved_at IS NOT NULL) t
+                """)
+            .query((rs, i) -> new double[] {rs.getDouble(1), rs.getDouble(2), rs.getDouble(3)})
+            .single();
+    double middleSeconds = window[3] - window[2];
+    return new Measures(
+        options.workers(),
+        options.concurrency(),
+        options.workers() * options.concurrency(),
+        options.railLatency(),
+        durability(),
+        percentile(posted, 0.5) / 1000.0,
+        percentile(posted, 0.99) / 1000.0,
+        posted.isEmpty() ? 0 : posted.get(posted.size() - 1) / 1000.0,
+        attempts,
+        claim[0],
+        claim[1],
+        claim[2],
+        window[1] <= 0 ? 0 : window[0] / window[1],
+        middleSeconds <= 0 ? 0 : 0.8 * window[0] / middleSeconds,
+        rail[0],
+        rail[1],
+        rail[2],
+        walSyncs,
+        loadAtStart,
+        loadAverage());
+  }
+
+  private static double percentile(List<Long> sorted, double q) {
+    if (sorted.isEmpty()) {
+      return 0;
+    }
+    int index = (int) Math.ceil(q * sorted.size()) - 1;
+    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
+  }
+
+  /**
+   * What the benchmark reads from a run (ADR 0095, docs/benchmarks.md).
+   *
+   * @param processes worker processes per round
+   * @param threadsPerProcess payout threads in each ({@code fencepost.payout.concurrency})
+   * @param workers processes x threads: the benchmark's "workers"
+   * @param railLatency the rail stub's latency shape
+   * @param durability PostgreSQL's fsync, synchronous_commit, full_page_writes, wal_sync_method
+   * @param attemptP50Millis median time of attempts that ended POSTED, lock acquire to release
+   * @param attemptP99Millis 99th percentile of the same
+   * @param attemptMaxMillis the slowest of them
+   * @param attempts attempts by outcome, every worker thread together
+   * @param claimP50Millis median claim-to-POSTED (paydb timestamps)
+   * @param claimP99Millis 99th percentile of the same
+   * @param claimMaxMillis the slowest of them
+   * @param steadyPayoutsPerSecond finished payouts over first claim to last finish
+   * @param sustainedPayoutsPerSecond the middle 80 % of finishes over the time they took
+   * @param railP50Millis the rail as the proxy saw it: intent recorded to outcome recorded
+   * @param railP99Millis 99th percentile of the same
+   * @param railMaxMillis the slowest of them
+   * @param walSyncs WAL fsyncs of the whole server over the worker phase (pg_stat_wal.wal_sync)
+   * @param loadAtStart load averages when the workers started
+   * @param loadAtEnd load averages when they ended
+   */
+  public record Measures(
+      int processes,
+      int threadsPerProcess,
+      int workers,
+      String railLatency,
+      String durability,
+      double attemptP50Millis,
+      double attemptP99Millis,
+      double attemptMaxMillis,
+      Map<String, Long> attempts,
+      double claimP50Millis,
+      double claimP99Millis,
+      double claimMaxMillis,
+      double steadyPayoutsPerSecond,
+      double sustainedPayoutsPerSecond,
+      double railP50Millis,
+      double railP99Millis,
+      double railMaxMillis,
+      long walSyncs,
+      String loadAtStart,
+      String loadAtEnd) {
+
+    String text() {
+      return String.format(
+          "  benchmark       %d workers = %d process(es) x %d thread(s), rail %s%n"
+              + "    attempt (lock acquire to release) of POSTED payouts: p50 %.1f ms, p99 %.1f ms,"
+              + " max %.1f ms%n"
+              + "    claim to POSTED (paydb): p50 %.1f ms, p99 %.1f ms, max %.1f ms%n"
+              + "    throughput: %.1f payouts/s first claim to last finish, %.1f sustained"
+              + " (middle 80%% of finishes)%n"
+              + "    rail as the proxy saw it: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n"
+              + "    WAL fsyncs %d; %s%n"
+              + "    attempts %s; load average %s at start, %s at end%n",
+          workers,
+          processes,
+          threadsPerProcess,
+          railLatency,
+          attemptP50Millis,
+          attemptP99Millis,
+          attemptMaxMillis,
+          claimP50Millis,
+          claimP99Millis,
+          claimMaxMillis,
+          steadyPayoutsPerSecond,
+          sustainedPayoutsPerSecond,
+          railP50Millis,
+          railP99Millis,
+          railMaxMillis,
+          walSyncs,
+          durability,
+          attempts,
+          loadAtStart,
+          loadAtEnd);
+    }
   }
 
   private long countInWorkerLogs(String needle) throws IOException {
@@ -566,6 +815,8 @@ public final class LocalStack implements AutoCloseable {
    * @param p99Millis 99th percentile of the same
    * @param walSyncsPerPayout PostgreSQL WAL fsyncs (pg_stat_wal, whole server) per finished payout
    * @param logDir where the worker logs are
+   * @param measures the benchmark's figures (latency of attempts, throughput windows, the rail)
+   * @param reconciliation what reconciliation found after the workers (null before it ran)
    */
   public record Summary(
       int payouts,
@@ -585,6 +836,7 @@ public final class LocalStack implements AutoCloseable {
       double p99Millis,
       double walSyncsPerPayout,
       String logDir,
+      Measures measures,
       Reconciliation reconciliation) {
 
     /** The same summary with the reconciliation that followed the workers. */
@@ -607,6 +859,7 @@ public final class LocalStack implements AutoCloseable {
           p99Millis,
           walSyncsPerPayout,
           logDir,
+          measures,
           reconciliation);
     }
 
@@ -646,6 +899,9 @@ public final class LocalStack implements AutoCloseable {
           String.format(
               "  claim to POSTED p50 %.0f ms, p99 %.0f ms; WAL fsyncs per payout %.1f%n",
               p50Millis, p99Millis, walSyncsPerPayout));
+      if (measures != null) {
+        out.append(measures.text());
+      }
       if (reconciliation != null) {
         out.append(reconciliation.text());
       }
@@ -675,6 +931,13 @@ public final class LocalStack implements AutoCloseable {
    * @param lockPort the lock server's port (0: any free port)
    * @param jsonLogs print the servers' structured JSON logs
    * @param ambiguity the rail's rate of ambiguous outcomes
+   * @param concurrency payout threads in each worker process ({@code fencepost.payout.concurrency})
+   * @param railLatency the rail stub's latency: {@code <n>ms} fixed, or {@code a07} (lognormal,
+   *     median 300 ms, p99 3 s, with the proxy's rail timeout at A-07's 10 s)
+   * @param synchronousCommit turn PostgreSQL's synchronous_commit on (embedded starts it off)
+   * @param jfrDir record JFR profiles of the first worker process and of this JVM's services here
+   *     (null: don't)
+   * @param pageSize candidates per query in the workers ({@code fencepost.payout.page-size})
    */
   public record Options(
       int payouts,
@@ -685,10 +948,51 @@ public final class LocalStack implements AutoCloseable {
       Path summaryJson,
       int lockPort,
       boolean jsonLogs,
-      double ambiguity) {
+      double ambiguity,
+      int concurrency,
+      String railLatency,
+      boolean synchronousCommit,
+      Path jfrDir,
+      int pageSize) {
+
+    /** The local platform's options, with the benchmark's at their defaults. */
+    public Options(
+        int payouts,
+        int accounts,
+        int workers,
+        String backend,
+        boolean keepRunning,
+        Path summaryJson,
+        int lockPort,
+        boolean jsonLogs,
+        double ambiguity) {
+      this(
+          payouts,
+          accounts,
+          workers,
+          backend,
+          keepRunning,
+          summaryJson,
+          lockPort,
+          jsonLogs,
+          ambiguity,
+          1,
+          "0ms",
+          false,
+          null,
+          100);
+    }
 
     static Options defaults() {
       return new Options(1_000, 100, 4, "postgres", false, null, 8081, false, 0.005);
+    }
+
+    String railLatencyDistribution() {
+      return railLatency.equals("a07") ? "LOGNORMAL" : "FIXED";
+    }
+
+    String railLatencyFixed() {
+      return railLatency.equals("a07") ? "0ms" : railLatency;
     }
 
     static Options parse(String[] args) {
@@ -702,6 +1006,11 @@ public final class LocalStack implements AutoCloseable {
       int lockPort = d.lockPort;
       boolean jsonLogs = d.jsonLogs;
       double ambiguity = d.ambiguity;
+      int concurrency = d.concurrency;
+      String railLatency = d.railLatency;
+      boolean synchronousCommit = d.synchronousCommit;
+      Path jfrDir = d.jfrDir;
+      int pageSize = d.pageSize;
       for (int i = 0; i < args.length; i++) {
         String arg = args[i];
         String value = null;
@@ -729,12 +1038,30 @@ public final class LocalStack implements AutoCloseable {
           case "--lock-port" -> lockPort = Integer.parseInt(value);
           case "--ambiguity" -> ambiguity = Double.parseDouble(value);
           case "--json-logs" -> jsonLogs = true;
+          case "--concurrency" -> concurrency = Integer.parseInt(value);
+          case "--rail-latency" -> {
+            if (!value.equals("a07") && !value.matches("\\d+ms")) {
+              usage("--rail-latency is <n>ms or a07");
+            }
+            railLatency = value;
+          }
+          case "--synchronous-commit" -> {
+            if (!value.equals("on") && !value.equals("off")) {
+              usage("--synchronous-commit is on or off");
+            }
+            synchronousCommit = value.equals("on");
+          }
+          case "--jfr" -> jfrDir = Path.of(value);
+          case "--page-size" -> pageSize = Integer.parseInt(value);
           case "--help", "-h" -> usage(null);
           default -> usage("unknown option " + arg);
         }
       }
       if (payouts < 1 || accounts < 1 || workers < 1 || accounts > payouts) {
         usage("need payouts >= accounts >= 1 and workers >= 1");
+      }
+      if (concurrency < 1 || concurrency > 256 || pageSize < 1 || pageSize > 1_000) {
+        usage("need 1 <= --concurrency <= 256 and 1 <= --page-size <= 1000");
       }
       return new Options(
           payouts,
@@ -745,7 +1072,12 @@ public final class LocalStack implements AutoCloseable {
           summaryJson,
           lockPort,
           jsonLogs,
-          ambiguity);
+          ambiguity,
+          concurrency,
+          railLatency,
+          synchronousCommit,
+          jfrDir,
+          pageSize);
     }
 
     private static boolean takesValue(String arg) {
@@ -756,7 +1088,12 @@ public final class LocalStack implements AutoCloseable {
               "--backend",
               "--summary-json",
               "--lock-port",
-              "--ambiguity")
+              "--ambiguity",
+              "--concurrency",
+              "--rail-latency",
+              "--synchronous-commit",
+              "--jfr",
+              "--page-size")
           .contains(arg);
     }
 
@@ -767,9 +1104,13 @@ public final class LocalStack implements AutoCloseable {
                                  [--backend postgres|etcd] [--keep-running]
                                  [--summary-json FILE] [--lock-port 8081] [--ambiguity 0.005]
                                  [--json-logs]
+                   benchmark:    [--concurrency 1] [--rail-latency 0ms|300ms|a07]
+                                 [--synchronous-commit off|on] [--page-size 100] [--jfr DIR]
           Starts embedded PostgreSQL, the lock server, the rail stub and the rail proxy, seeds
           payouts, runs the payout job as worker processes until nothing is left to do, and prints
-          a summary (exit code 0 when there is no duplicate and the ledger balances).""";
+          a summary (exit code 0 when there is no duplicate and the ledger balances).
+          --workers is worker processes; --concurrency payout threads in each (a benchmark
+          "worker" is one thread). See docs/local-platform.md and docs/benchmarks.md.""";
       if (error == null) {
         System.out.println(text);
         System.exit(0);
@@ -801,7 +1142,9 @@ public final class LocalStack implements AutoCloseable {
     System.out.printf(
         "Seeding %d payouts over %d accounts...%n", options.payouts(), options.accounts());
     stack.seed();
-    System.out.printf("Running payoutJob in %d worker processes...%n", options.workers());
+    System.out.printf(
+        "Running payoutJob in %d worker processes x %d payout thread(s)...%n",
+        options.workers(), options.concurrency());
     Summary summary = stack.runWorkers();
     System.out.println(
         "Reconciling: ambiguity resolved by the rail's evidence, every class counted...");

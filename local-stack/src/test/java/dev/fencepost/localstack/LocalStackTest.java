@@ -14,8 +14,10 @@ class LocalStackTest {
 
   @Test
   void aSmallLocalRunEndsWithNoDuplicateAndABalancedLedger() throws Exception {
+    // Two payout threads per process and synchronous commits: the benchmark's options, small.
     LocalStack.Options options =
-        new LocalStack.Options(60, 12, 2, "postgres", false, (Path) null, 0, false, 0.005);
+        new LocalStack.Options(
+            60, 12, 2, "postgres", false, (Path) null, 0, false, 0.005, 2, "0ms", true, null, 100);
     try (LocalStack stack = LocalStack.start(options)) {
       stack.seed();
 
@@ -32,11 +34,48 @@ class LocalStackTest {
       assertThat(stack.actionable()).isZero();
       assertThat(summary.text()).contains("duplicates").contains("ledger balanced");
       assertThat(summary.json()).contains("\"duplicates\" : 0");
+      LocalStack.Measures measures = summary.measures();
+      assertThat(measures.workers()).isEqualTo(4);
+      assertThat(measures.durability()).contains("synchronous_commit=on");
+      assertThat(measures.attempts().get("POSTED")).isEqualTo(summary.posted());
+      assertThat(measures.attemptMaxMillis()).isGreaterThanOrEqualTo(measures.attemptP50Millis());
+      assertThat(summary.text()).contains("2 process(es) x 2 thread(s)");
 
       LocalStack.Reconciliation reconciliation = stack.reconcile();
       assertThat(reconciliation.pages()).isZero();
       assertThat(reconciliation.counts()).containsKey("DUPLICATE_SUBMISSION");
       assertThat(summary.with(reconciliation).text()).contains("reconciliation");
     }
+  }
+
+  @Test
+  void theBenchmarkOptionsParseAndKeepTheLocalPlatformsDefaults() {
+    LocalStack.Options bench =
+        LocalStack.Options.parse(
+            new String[] {
+              "--workers",
+              "2",
+              "--concurrency",
+              "16",
+              "--rail-latency",
+              "a07",
+              "--synchronous-commit=on",
+              "--page-size",
+              "1000",
+              "--jfr",
+              "/tmp/jfr"
+            });
+    assertThat(bench.concurrency()).isEqualTo(16);
+    assertThat(bench.railLatencyDistribution()).isEqualTo("LOGNORMAL");
+    assertThat(bench.synchronousCommit()).isTrue();
+    assertThat(bench.pageSize()).isEqualTo(1000);
+    assertThat(bench.jfrDir()).isEqualTo(Path.of("/tmp/jfr"));
+    LocalStack.Options fixed = LocalStack.Options.parse(new String[] {"--rail-latency", "300ms"});
+    assertThat(fixed.railLatencyDistribution()).isEqualTo("FIXED");
+    assertThat(fixed.railLatencyFixed()).isEqualTo("300ms");
+    LocalStack.Options plain = LocalStack.Options.parse(new String[] {});
+    assertThat(plain.concurrency()).isEqualTo(1);
+    assertThat(plain.synchronousCommit()).isFalse();
+    assertThat(plain.railLatency()).isEqualTo("0ms");
   }
 }
