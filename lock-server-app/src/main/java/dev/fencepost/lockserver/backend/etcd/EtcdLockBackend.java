@@ -95,6 +95,7 @@ public final class EtcdLockBackend implements LockBackend {
   private final EtcdKeys keys;
   private final EtcdCalls calls;
   private final Clock clock;
+  private final KnownSessions known = new KnownSessions();
 
   /**
    * @param client a jetcd client built by {@link EtcdClients}, so that every call but a watch
@@ -148,6 +149,8 @@ public final class EtcdLockBackend implements LockBackend {
           ? new BackendUnavailableException("the new lease vanished before use", e)
           : e;
     }
+    // The lease was granted after `now`, so now + TTL is a lower bound of its expiry.
+    known.remember(leaseId, owner, now.plus(effective));
     return new SessionInfo(EtcdKeys.sessionId(leaseId), owner, effective, now.plus(effective));
   }
 
@@ -161,13 +164,19 @@ public final class EtcdLockBackend implements LockBackend {
       ttlSeconds =
           calls.idempotent("keepalive", deadline, () -> leases.keepAliveOnce(leaseId)).getTTL();
     } catch (EtcdCalls.LeaseNotFound e) {
+      known.forget(leaseId);
       throw notFound(sessionId);
     }
-    EtcdValues.Session session =
-        sessionRecord(leaseId, deadline).orElseThrow(() -> notFound(sessionId));
+    // The owner never changes and a live lease always carries its session record (written before
+    // the session id is handed out), so a session this server has seen needs no record read.
+    String owner = known.owner(leaseId);
+    if (owner == null) {
+      owner = sessionRecord(leaseId, deadline).orElseThrow(() -> notFound(sessionId)).owner();
+    }
     // The lease was refreshed after `sent`, so this expiry is a lower bound of etcd's own.
-    return new SessionInfo(
-        sessionId, session.owner(), Duration.ofSeconds(ttlSeconds), sent.plusSeconds(ttlSeconds));
+    Instant expiresAt = sent.plusSeconds(ttlSeconds);
+    known.remember(leaseId, owner, expiresAt);
+    return new SessionInfo(sessionId, owner, Duration.ofSeconds(ttlSeconds), expiresAt);
   }
 
   @Override
@@ -176,6 +185,7 @@ public final class EtcdLockBackend implements LockBackend {
     if (leaseId.isEmpty()) {
       return;
     }
+    known.forget(leaseId.get());
     try {
       // One raft entry revokes the lease and deletes every key on it: all grants and waiters.
       calls.idempotent("session_close", calls.deadline(), () -> leases.revoke(leaseId.get()));
@@ -220,48 +230,39 @@ public final class EtcdLockBackend implements LockBackend {
    * lost, the repeat finds the session's own lease on the key and returns that grant's token.
    */
   private Attempt attempt(LockKey key, SessionId sessionId, long leaseId, long deadline) {
-    CompletableFuture<GetResponse> sessionRead = kv.get(keys.session(leaseId));
-    CompletableFuture<LeaseTimeToLiveResponse> ttlRead =
-        leases.timeToLive(leaseId, LeaseOption.DEFAULT);
     Instant now = clock.instant();
-    EtcdValues.Session session =
-        calls
-            .idempotent(
-                "acquire", deadline, startedThen(sessionRead, () -> kv.get(keys.session(leaseId))))
-            .getKvs()
-            .stream()
-            .findFirst()
-            .map(found -> EtcdValues.read(found.getValue(), EtcdValues.Session.class))
-            .orElseThrow(() -> notFound(sessionId));
-    long remaining =
-        remainingSeconds(
-            calls.idempotent(
-                "acquire",
-                deadline,
-                startedThen(ttlRead, () -> leases.timeToLive(leaseId, LeaseOption.DEFAULT))));
-    if (remaining < 0) {
-      throw notFound(sessionId);
+    KnownSessions.Known session = known.get(leaseId, now);
+    if (session == null) {
+      session = readSession(sessionId, leaseId, deadline, now);
     }
+    Instant expiresAt = session.expiresNoEarlierThan();
     ByteSequence lockKey = keys.lock(key);
+    ByteSequence sessionKey = keys.session(leaseId);
     ByteSequence value =
         EtcdValues.write(new EtcdValues.Grant(session.owner(), sessionId.value(), now.toString()));
     TxnResponse txn;
     try {
+      // The session record's existence is part of the compare, so a session closed or expired
+      // since this server last saw it is found in the same revision as the grant decision.
       txn =
           calls.idempotent(
               "acquire",
               deadline,
               () ->
                   kv.txn()
-                      .If(new Cmp(lockKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                      .If(
+                          new Cmp(lockKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
+                          new Cmp(sessionKey, Cmp.Op.GREATER, CmpTarget.createRevision(0)))
                       .Then(
                           Op.put(lockKey, value, PutOption.builder().withLeaseId(leaseId).build()))
-                      .Else(Op.get(lockKey, GetOption.DEFAULT))
+                      .Else(
+                          Op.get(lockKey, GetOption.DEFAULT),
+                          Op.get(sessionKey, GetOption.builder().withCountOnly(true).build()))
                       .commit());
     } catch (EtcdCalls.LeaseNotFound e) {
+      known.forget(leaseId);
       throw notFound(sessionId);
     }
-    Instant expiresAt = now.plusSeconds(remaining);
     long revision = txn.getHeader().getRevision();
     if (txn.isSucceeded()) {
       // The put's revision is the key's CreateRevision and ModRevision: the token (D4).
@@ -269,9 +270,14 @@ public final class EtcdLockBackend implements LockBackend {
           new LockGrant(
               key, session.owner(), sessionId, new FencingToken(revision), now, expiresAt));
     }
+    if (txn.getGetResponses().get(1).getCount() == 0) {
+      known.forget(leaseId);
+      throw notFound(sessionId);
+    }
     Optional<KeyValue> held = txn.getGetResponses().get(0).getKvs().stream().findFirst();
     if (held.isEmpty()) {
-      // Unreachable: the compare said the key exists and the read is in the same revision.
+      // Unreachable: the session exists, so the failed compare was the lock key's, and the read
+      // is in the same revision.
       return Attempt.held(revision);
     }
     KeyValue current = held.get();
@@ -288,6 +294,40 @@ public final class EtcdLockBackend implements LockBackend {
               expiresAt));
     }
     return Attempt.held(revision);
+  }
+
+  /**
+   * The session's owner and a lower bound of its lease's expiry, read from etcd: for a session this
+   * server has not seen (created or kept alive through another lock server, or before a restart),
+   * or whose known expiry has passed (it may have been kept alive elsewhere).
+   */
+  private KnownSessions.Known readSession(
+      SessionId sessionId, long leaseId, long deadline, Instant now) {
+    CompletableFuture<GetResponse> sessionRead = kv.get(keys.session(leaseId));
+    CompletableFuture<LeaseTimeToLiveResponse> ttlRead =
+        leases.timeToLive(leaseId, LeaseOption.DEFAULT);
+    EtcdValues.Session session =
+        calls
+            .idempotent(
+                "acquire", deadline, startedThen(sessionRead, () -> kv.get(keys.session(leaseId))))
+            .getKvs()
+            .stream()
+            .findFirst()
+            .map(found -> EtcdValues.read(found.getValue(), EtcdValues.Session.class))
+            .orElseThrow(() -> notFound(sessionId));
+    long remaining =
+        remainingSeconds(
+            calls.idempotent(
+                "acquire",
+                deadline,
+                startedThen(ttlRead, () -> leases.timeToLive(leaseId, LeaseOption.DEFAULT))));
+    if (remaining < 0) {
+      known.forget(leaseId);
+      throw notFound(sessionId);
+    }
+    Instant expiresAt = now.plusSeconds(remaining);
+    known.remember(leaseId, session.owner(), expiresAt);
+    return new KnownSessions.Known(session.owner(), expiresAt);
   }
 
   private void registerWaiter(LockKey key, SessionId sessionId, long leaseId, UUID waiter) {
@@ -375,8 +415,10 @@ public final class EtcdLockBackend implements LockBackend {
     try {
       ttlSeconds =
           calls.idempotent("renew", deadline, () -> leases.keepAliveOnce(leaseId)).getTTL();
+      known.extend(leaseId, sent.plusSeconds(ttlSeconds));
     } catch (EtcdCalls.LeaseNotFound e) {
       ttlSeconds = null;
+      known.forget(leaseId);
     }
     ByteSequence lockKey = keys.lock(key);
     TxnResponse read =

@@ -8,6 +8,7 @@ import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.LockNotAcquiredException;
 import dev.fencepost.lock.SessionId;
 import dev.fencepost.lock.SessionInfo;
+import dev.fencepost.lock.SessionNotFoundException;
 import dev.fencepost.lockserver.backend.BackendUnavailableException;
 import dev.fencepost.testsupport.etcd.EtcdClusterExtension;
 import dev.fencepost.testsupport.etcd.EtcdMember;
@@ -15,6 +16,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.LeaseOption;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -22,6 +24,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -87,6 +90,50 @@ class EtcdLockBackendTest {
     assertThat(stored.getValue().toString(StandardCharsets.UTF_8))
         .contains("\"owner\":\"alice\"")
         .contains("\"sessionId\":\"" + session.value() + "\"");
+  }
+
+  @Test
+  void aSessionClosedThroughAnotherLockServerIsNotFoundEvenThoughThisServerRemembersIt() {
+    EtcdLockBackend other = EtcdFailover.backend(client, PREFIX);
+    SessionId session = backend.createSession("carol", Duration.ofSeconds(30)).sessionId();
+    backend.acquire(freshKey(), session, Duration.ZERO);
+    SessionId holder = other.createSession("holder", Duration.ofSeconds(30)).sessionId();
+    LockKey held = freshKey();
+    other.acquire(held, holder, Duration.ZERO);
+
+    other.closeSession(session);
+
+    // The free key fails on the lease; the held key on the session record, read in the same
+    // revision as the failed compare.
+    assertThatThrownBy(() -> backend.acquire(freshKey(), session, Duration.ZERO))
+        .isInstanceOf(SessionNotFoundException.class);
+    assertThatThrownBy(() -> backend.acquire(held, session, Duration.ZERO))
+        .isInstanceOf(SessionNotFoundException.class);
+    assertThatThrownBy(() -> backend.keepAlive(session))
+        .isInstanceOf(SessionNotFoundException.class);
+  }
+
+  @Test
+  void aSessionThisServerHasNotSeenIsReadFromEtcdAndAGrantNeverOutlivesItsLease() throws Exception {
+    EtcdLockBackend other = EtcdFailover.backend(client, PREFIX);
+    SessionId session = other.createSession("dave", Duration.ofSeconds(30)).sessionId();
+
+    LockGrant first = backend.acquire(freshKey(), session, Duration.ZERO);
+    backend.keepAlive(session);
+    LockGrant second = backend.acquire(freshKey(), session, Duration.ZERO);
+
+    assertThat(first.owner()).isEqualTo("dave");
+    assertThat(second.owner()).isEqualTo("dave");
+    long remaining =
+        client
+            .getLeaseClient()
+            .timeToLive(Long.parseLong(session.value(), 16), LeaseOption.DEFAULT)
+            .get(10, TimeUnit.SECONDS)
+            .getTTL();
+    // etcd counts whole seconds: its lease ends before now + remaining + 1 s.
+    for (LockGrant grant : List.of(first, second)) {
+      assertThat(grant.expiresAt()).isBefore(Instant.now().plusSeconds(remaining + 1));
+    }
   }
 
   @Test
