@@ -54,6 +54,7 @@ public final class PostgresLockBackend implements LockBackend {
   private final TransactionTemplate tx;
   private final ReleaseListener releases;
   private final SessionGrace grace;
+  private final KeepAliveBatcher keepAlives;
 
   public PostgresLockBackend(
       JdbcClient jdbc, TransactionTemplate tx, ReleaseListener releases, SessionGrace grace) {
@@ -61,6 +62,7 @@ public final class PostgresLockBackend implements LockBackend {
     this.tx = tx;
     this.releases = releases;
     this.grace = grace;
+    this.keepAlives = new KeepAliveBatcher(jdbc, this::call);
   }
 
   @Override
@@ -95,26 +97,14 @@ public final class PostgresLockBackend implements LockBackend {
   @Override
   public SessionInfo keepAlive(SessionId sessionId) {
     UUID id = parse(sessionId).orElseThrow(() -> new SessionNotFoundException(sessionId));
-    return call(
-        () ->
-            jdbc.sql(
-                    """
-                    UPDATE lock_session
-                       SET expires_at = now() + ttl_millis * interval '1 millisecond',
-                           last_heartbeat_at = now()
-                     WHERE id = :id AND expires_at > now()
-                    RETURNING owner, ttl_millis, expires_at
-                    """)
-                .param("id", id)
-                .query(
-                    (rs, n) ->
-                        new SessionInfo(
-                            sessionId,
-                            rs.getString("owner"),
-                            Duration.ofMillis(rs.getLong("ttl_millis")),
-                            rs.getTimestamp("expires_at").toInstant()))
-                .optional()
-                .orElseThrow(() -> new SessionNotFoundException(sessionId)));
+    KeepAliveBatcher.Extended extended =
+        keepAlives.keepAlive(id).orElseThrow(() -> new SessionNotFoundException(sessionId));
+    return new SessionInfo(sessionId, extended.owner(), extended.ttl(), extended.expiresAt());
+  }
+
+  /** Test seam: the batcher behind {@link #keepAlive}. */
+  KeepAliveBatcher keepAliveBatcher() {
+    return keepAlives;
   }
 
   @Override

@@ -1,0 +1,200 @@
+package dev.fencepost.lockserver.backend.postgres;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * Coalesces concurrent session keepalives into one {@code UPDATE ... WHERE id = ANY(...)} (group
+ * commit, ADR 0094). A keepalive that finds no statement in flight runs its own at once, so a lone
+ * heartbeat waits for nothing; keepalives that arrive while a statement runs queue up, and the next
+ * statement extends all of them. Each session is still extended by PostgreSQL's clock in that one
+ * statement, under the same {@code expires_at > now()} condition as a single keepalive, so a dead
+ * session is never revived and its caller still gets "not found".
+ *
+ * <p>No thread of its own and no timer: the caller whose keepalive starts a statement (the leader)
+ * runs it and then the batches queued meanwhile, until the queue is empty; every other caller waits
+ * for its own answer.
+ */
+final class KeepAliveBatcher {
+
+  /** PostgreSQL handles large arrays well; this bounds one statement's row locks and latency. */
+  static final int MAX_BATCH = 512;
+
+  private static final int DEADLOCK_ATTEMPTS = 5;
+
+  /** One session's answer: its owner, TTL and new expiry by PostgreSQL's clock. */
+  record Extended(String owner, Duration ttl, Instant expiresAt) {}
+
+  /** One queued keepalive; its answer is set under the lock before waiters are signalled. */
+  private static final class Pending {
+    final UUID id;
+    boolean done;
+    Optional<Extended> result;
+    RuntimeException failure;
+
+    Pending(UUID id) {
+      this.id = id;
+    }
+  }
+
+  private final JdbcClient jdbc;
+  private final Function<java.util.function.Supplier<Map<UUID, Extended>>, Map<UUID, Extended>>
+      call;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition answered = lock.newCondition();
+  private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+  private boolean running;
+  private final AtomicLong statements = new AtomicLong();
+  private volatile Runnable beforeStatement = () -> {};
+
+  /**
+   * @param call wraps each statement as the backend wraps every call (grace step, translation of
+   *     connectivity failures); its exception reaches every keepalive of that batch
+   */
+  KeepAliveBatcher(
+      JdbcClient jdbc,
+      Function<java.util.function.Supplier<Map<UUID, Extended>>, Map<UUID, Extended>> call) {
+    this.jdbc = jdbc;
+    this.call = call;
+  }
+
+  /** Extends the session if it is live; empty if it does not exist or has expired. */
+  Optional<Extended> keepAlive(UUID id) {
+    Pending mine = new Pending(id);
+    lock.lock();
+    try {
+      queue.add(mine);
+      // Lead only while my own answer is missing: a leader never works through other callers'
+      // batches after its own is done, so no caller waits longer than the statements ahead of it.
+      while (!mine.done) {
+        if (running) {
+          answered.awaitUninterruptibly();
+          continue;
+        }
+        running = true;
+        List<Pending> batch = take();
+        lock.unlock();
+        try {
+          run(batch);
+        } finally {
+          lock.lock();
+          running = false;
+          answered.signalAll();
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (mine.failure != null) {
+      throw mine.failure;
+    }
+    return mine.result;
+  }
+
+  /** Statements run so far (for tests: fewer than keepalives means they were coalesced). */
+  long statements() {
+    return statements.get();
+  }
+
+  /** Test seam: runs in the leader just before each statement. */
+  void beforeStatement(Runnable hook) {
+    this.beforeStatement = hook;
+  }
+
+  /** Keepalives queued and not yet taken into a statement. */
+  int queued() {
+    lock.lock();
+    try {
+      return queue.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private List<Pending> take() {
+    List<Pending> batch = new ArrayList<>(Math.min(queue.size(), MAX_BATCH));
+    while (batch.size() < MAX_BATCH && !queue.isEmpty()) {
+      batch.add(queue.poll());
+    }
+    return batch;
+  }
+
+  /** Runs one statement outside the lock and records every answer under it. */
+  private void run(List<Pending> batch) {
+    Map<UUID, Extended> extended = null;
+    RuntimeException failure = null;
+    try {
+      beforeStatement.run();
+      extended = call.apply(() -> update(batch));
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    lock.lock();
+    try {
+      for (Pending p : batch) {
+        if (failure != null) {
+          p.failure = failure;
+        } else {
+          p.result = Optional.ofNullable(extended.get(p.id));
+        }
+        p.done = true;
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private Map<UUID, Extended> update(List<Pending> batch) {
+    StringBuilder ids = new StringBuilder(batch.size() * 37 + 2).append('{');
+    for (int i = 0; i < batch.size(); i++) {
+      ids.append(i == 0 ? "" : ",").append(batch.get(i).id);
+    }
+    String array = ids.append('}').toString();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        statements.incrementAndGet();
+        Map<UUID, Extended> out = new HashMap<>();
+        // Autocommit, one statement: each row is locked only for its own update, in the same way
+        // as a single keepalive, so a racing takeover sees either the extended or the expired row.
+        jdbc.sql(
+                """
+                UPDATE lock_session
+                   SET expires_at = now() + ttl_millis * interval '1 millisecond',
+                       last_heartbeat_at = now()
+                 WHERE id = ANY(CAST(:ids AS uuid[])) AND expires_at > now()
+                RETURNING id, owner, ttl_millis, expires_at
+                """)
+            .param("ids", array)
+            .query(
+                rs -> {
+                  out.put(
+                      rs.getObject("id", UUID.class),
+                      new Extended(
+                          rs.getString("owner"),
+                          Duration.ofMillis(rs.getLong("ttl_millis")),
+                          rs.getTimestamp("expires_at").toInstant()));
+                });
+        return out;
+      } catch (PessimisticLockingFailureException e) {
+        // A batch locks several session rows; a takeover in acquire can lock two. PostgreSQL
+        // breaks such a cycle by aborting one side; nothing was changed, so run it again.
+        if (attempt >= DEADLOCK_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,156 @@
+package dev.fencepost.lockserver.backend.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencepost.lock.SessionId;
+import dev.fencepost.lock.SessionInfo;
+import dev.fencepost.lock.SessionNotFoundException;
+import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * Keepalives that arrive while a keepalive statement is running share the next statement (ADR
+ * 0094), and coalescing changes nothing a caller can see: every live session is extended by
+ * PostgreSQL's clock, and a dead or unknown one is still told SESSION_NOT_FOUND.
+ */
+class PostgresKeepAliveBatchingTest {
+
+  @RegisterExtension
+  static EmbeddedPostgresExtension lockdb =
+      EmbeddedPostgresExtension.withChangelog(PostgresBackends.LOCKDB_CHANGELOG);
+
+  private static PostgresBackends.Running running;
+  private static JdbcClient jdbc;
+
+  @BeforeAll
+  static void start() {
+    running = PostgresBackends.start(lockdb.dataSource());
+    jdbc = JdbcClient.create(lockdb.dataSource());
+  }
+
+  @AfterAll
+  static void stop() {
+    running.close();
+  }
+
+  @Test
+  void keepalivesQueuedBehindARunningStatementShareOneStatementAndEachGetsItsOwnAnswer()
+      throws Exception {
+    PostgresLockBackend backend = running.backend();
+    KeepAliveBatcher batcher = backend.keepAliveBatcher();
+    List<SessionId> live = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      live.add(backend.createSession("owner-" + i, Duration.ofSeconds(30)).sessionId());
+    }
+    SessionId dead = backend.createSession("dead", Duration.ofSeconds(30)).sessionId();
+    jdbc.sql("UPDATE lock_session SET expires_at = now() - interval '1 second' WHERE id = :id")
+        .param("id", UUID.fromString(dead.value()))
+        .update();
+    SessionId unknown = SessionId.of(UUID.randomUUID().toString());
+    Map<UUID, Timestamp> beatsBefore = lastHeartbeats();
+
+    // The first keepalive's statement is held back until every other keepalive has queued
+    // behind it; all of those must then go out together in one more statement.
+    int followers = live.size() - 1 + 2;
+    CountDownLatch leaderInStatement = new CountDownLatch(1);
+    AtomicBoolean first = new AtomicBoolean(true);
+    batcher.beforeStatement(
+        () -> {
+          if (first.compareAndSet(true, false)) {
+            leaderInStatement.countDown();
+            await().atMost(Duration.ofSeconds(30)).until(() -> batcher.queued() == followers);
+          }
+        });
+    long statementsBefore = batcher.statements();
+    ExecutorService pool = Executors.newFixedThreadPool(followers + 1);
+    try {
+      Future<SessionInfo> leader = pool.submit(() -> backend.keepAlive(live.get(0)));
+      assertThat(leaderInStatement.await(30, TimeUnit.SECONDS)).isTrue();
+      List<Future<SessionInfo>> others = new ArrayList<>();
+      for (SessionId s : live.subList(1, live.size())) {
+        others.add(pool.submit(() -> backend.keepAlive(s)));
+      }
+      Future<SessionInfo> deadAnswer = pool.submit(() -> backend.keepAlive(dead));
+      Future<SessionInfo> unknownAnswer = pool.submit(() -> backend.keepAlive(unknown));
+
+      List<SessionInfo> answers = new ArrayList<>();
+      answers.add(leader.get(30, TimeUnit.SECONDS));
+      for (Future<SessionInfo> f : others) {
+        answers.add(f.get(30, TimeUnit.SECONDS));
+      }
+      for (int i = 0; i < live.size(); i++) {
+        assertThat(answers.get(i).sessionId()).isEqualTo(live.get(i));
+        assertThat(answers.get(i).owner()).isEqualTo("owner-" + i);
+        assertThat(answers.get(i).ttl()).isEqualTo(Duration.ofSeconds(30));
+      }
+      assertThatThrownBy(() -> deadAnswer.get(30, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(SessionNotFoundException.class);
+      assertThatThrownBy(() -> unknownAnswer.get(30, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(SessionNotFoundException.class);
+    } finally {
+      batcher.beforeStatement(() -> {});
+      pool.shutdownNow();
+    }
+
+    assertThat(batcher.statements() - statementsBefore)
+        .as("the leader's statement, then one for everything queued behind it")
+        .isEqualTo(2);
+    Map<UUID, Timestamp> beatsAfter = lastHeartbeats();
+    for (SessionId s : live) {
+      UUID id = UUID.fromString(s.value());
+      assertThat(beatsAfter.get(id)).as("heartbeat of " + s).isNotNull();
+      if (beatsBefore.get(id) != null) {
+        assertThat(beatsAfter.get(id)).isAfterOrEqualTo(beatsBefore.get(id));
+      }
+    }
+    assertThat(
+            jdbc.sql("SELECT expires_at > now() FROM lock_session WHERE id = :id")
+                .param("id", UUID.fromString(dead.value()))
+                .query(Boolean.class)
+                .single())
+        .as("a dead session is not revived by sharing a statement with live ones")
+        .isFalse();
+  }
+
+  @Test
+  void aLoneKeepaliveRunsItsOwnStatementAtOnceAndExtendsBySessionTtl() {
+    PostgresLockBackend backend = running.backend();
+    SessionId s = backend.createSession("solo", Duration.ofSeconds(20)).sessionId();
+    Instant dbNowBefore = jdbc.sql("SELECT now()").query(Timestamp.class).single().toInstant();
+    long before = backend.keepAliveBatcher().statements();
+
+    SessionInfo info = backend.keepAlive(s);
+
+    assertThat(backend.keepAliveBatcher().statements() - before).isEqualTo(1);
+    assertThat(info.expiresAt()).isAfterOrEqualTo(dbNowBefore.plus(Duration.ofSeconds(20)));
+  }
+
+  private static Map<UUID, Timestamp> lastHeartbeats() {
+    Map<UUID, Timestamp> beats = new java.util.HashMap<>();
+    jdbc.sql("SELECT id, last_heartbeat_at FROM lock_session")
+        .query(
+            rs -> {
+              beats.put(rs.getObject("id", UUID.class), rs.getTimestamp("last_heartbeat_at"));
+            });
+    return beats;
+  }
+}
