@@ -225,6 +225,8 @@ public final class ExperimentRun implements AutoCloseable {
       args.add("--spring.datasource.url=" + stack.batchdb().jdbcUrl());
       args.add("--spring.datasource.username=" + stack.batchdb().username());
       args.add("--spring.datasource.password=" + stack.batchdb().password());
+      // The Stack migrated batchdb once; workers booting together must not race on it.
+      args.add("--spring.liquibase.enabled=false");
       args.add("--fencepost.payout.paydb.url=" + paydb.jdbcUrl());
       args.add("--fencepost.payout.paydb.username=" + paydb.username());
       args.add("--fencepost.payout.paydb.password=" + paydb.password());

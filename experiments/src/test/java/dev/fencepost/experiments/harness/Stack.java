@@ -54,7 +54,12 @@ public final class Stack {
     postgres = EmbeddedPostgresServer.startDedicated();
     lockdb = postgres.createDatabase("exp_lockdb");
     proxydb = postgres.createDatabase("exp_proxydb");
-    batchdb = postgres.createDatabase("exp_batchdb");
+    // Migrated here, once: two workers booting together on a fresh batchdb race to create
+    // Liquibase's own tables ("relation databasechangelog already exists").
+    batchdb =
+        postgres
+            .createDatabase("exp_batchdb")
+            .applyChangelog("db/changelog/batchdb/db.changelog-master.yaml");
     stub =
         JarProcess.start(
             "rail-stub",

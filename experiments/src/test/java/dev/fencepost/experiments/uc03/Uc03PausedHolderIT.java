@@ -211,6 +211,8 @@ class Uc03PausedHolderIT {
       // w2 found it as a duplicate and completed the payout from the proxy's record.
       assertThat(o.run().effectsOf("w1"))
           .anySatisfy(e -> assertThat(e.what() + "/" + e.outcome()).isEqualTo("SUBMIT/OK"));
+      assertThat(o.run().effectsOf("w2"))
+          .anySatisfy(e -> assertThat(e.what() + "/" + e.outcome()).isEqualTo("SUBMIT/DUPLICATE"));
     }
 
     @Test
@@ -227,6 +229,12 @@ class Uc03PausedHolderIT {
           .singleElement()
           .satisfies(t -> assertThat(t.actor()).contains("w1"));
       assertThat(o.movements()).isEqualTo(1);
+      assertThat(o.run().count("duplicate_rail_movement")).isZero();
+      assertThat(o.run().count("multiple_postings")).isZero();
+      // w2 found w1's submission at the proxy and its own paydb write was refused as a transition.
+      assertThat(o.run().effectsOf("w2"))
+          .extracting(e -> e.what() + "/" + e.outcome())
+          .contains("SUBMIT/DUPLICATE", "MARK_SUBMITTED/REFUSED_TRANSITION");
     }
 
     @Test
@@ -236,6 +244,8 @@ class Uc03PausedHolderIT {
       assertSafeAndPostedOnce(o);
       assertThat(o.run().effectsOf("w1"))
           .anySatisfy(e -> assertThat(e.what() + "/" + e.outcome()).isEqualTo("SUBMIT/DUPLICATE"));
+      Records.Effect stale = last(o.run().effectsOf("w1"));
+      assertThat(stale.what() + "/" + stale.outcome()).isEqualTo("MARK_SUBMITTED/FENCED_OUT");
     }
 
     @Test
@@ -258,14 +268,20 @@ class Uc03PausedHolderIT {
       assertThat(o.movements()).isEqualTo(2);
       assertThat(o.finalState()).isEqualTo(PayoutState.POSTED);
       assertThat(o.run().count("multiple_postings")).isZero();
+      Records.Effect stale = last(o.run().effectsOf("w1"));
+      assertThat(stale.what() + "/" + stale.outcome()).isEqualTo("MARK_SUBMITTED/FENCED_OUT");
     }
 
     @Test
-    void fEverythingOff() {
+    void fEverythingOffTheMoneyIsSentTwiceAndOnlyTheStateMachineRefusesTheStaleWrite() {
       Outcome o =
           claimRace("uc03-f-everything-off", "Every guard off", new Guards(false, false, false));
       assertThat(o.run().count("duplicate_rail_movement")).isEqualTo(1);
       assertThat(o.movements()).isEqualTo(2);
+      assertThat(o.run().count("multiple_postings")).isZero();
+      Records.Effect stale = last(o.run().effectsOf("w1"));
+      assertThat(stale.what() + "/" + stale.outcome())
+          .isEqualTo("MARK_SUBMITTED/REFUSED_TRANSITION");
     }
   }
 
