@@ -193,7 +193,9 @@ class Uc08LockBackendOutageIT {
                 + " poll; `effect_without_grant` = 0 and every other safety counter 0; after the"
                 + " backend returned every payout is terminal or RAIL_AMBIGUOUS (the backlog"
                 + " drained). The workers' failed acquires during the window are the fail-closed"
-                + " path (FR-24).")
+                + " path (FR-24). A payout that ends RAIL_AMBIGUOUS is a rail call that timed out"
+                + " (the harness's proxy gives the rail 1 s; a cold worker JVM on a loaded machine can"
+                + " miss it) and is left to reconciliation (UC-05); the drain condition allows it.")
         .scenario("Lock backend down " + outage.toSeconds() + " s", null, result)
         .write();
   }
