@@ -156,10 +156,7 @@ public final class LocalStack implements AutoCloseable {
                 "--spring.liquibase.change-log=classpath:db/changelog/proxydb/db.changelog-master.yaml",
                 "--spring.autoconfigure.exclude=" + NOT_A_JOB,
                 "--fencepost.rail.base-url=" + url(railStub),
-                // Short locally so ambiguous payouts end quickly; A-07's 10 s budget when the
-                // rail is as slow as A-07 says, or its tail would time out.
-                "--fencepost.rail.timeout="
-                    + (options.railLatency().equals("a07") ? "10s" : "1s")));
+                "--fencepost.rail.timeout=" + options.railTimeout()));
   }
 
   /** PostgreSQL's durability settings as the benchmark ran them. */
@@ -196,6 +193,8 @@ public final class LocalStack implements AutoCloseable {
     return new SpringApplicationBuilder(application).run(all.toArray(String[]::new));
   }
 
+  private final List<Process> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private boolean stoppedAtDeadline;
   private long workStartedNanos;
   private long walSyncsAtStart;
   private String loadAtStart = "";
@@ -269,16 +268,26 @@ public final class LocalStack implements AutoCloseable {
     progress.setDaemon(true);
     progress.start();
     try {
-      while (rounds < 5 && actionable() > 0) {
+      while (rounds < 5 && actionable() > 0 && !stoppedAtDeadline) {
         rounds++;
-        List<Process> workers = new ArrayList<>();
+        workers.clear();
         for (int w = 0; w < options.workers(); w++) {
           workers.add(startWorker(rounds, w));
         }
+        long deadline =
+            workStartedNanos
+                + (options.workerDeadlineSeconds() > 0
+                    ? TimeUnit.SECONDS.toNanos(options.workerDeadlineSeconds())
+                    : TimeUnit.MINUTES.toNanos(10L * rounds));
         for (Process worker : workers) {
-          if (!worker.waitFor(10, TimeUnit.MINUTES)) {
-            worker.destroyForcibly();
+          long left = deadline - System.nanoTime();
+          if (!worker.waitFor(Math.max(0, left), TimeUnit.NANOSECONDS)) {
+            stoppedAtDeadline = true;
           }
+        }
+        if (stoppedAtDeadline) {
+          // A benchmark's bound on a shared machine: what finished is measured, the rest is not.
+          stopWorkers();
         }
       }
     } finally {
@@ -293,6 +302,18 @@ public final class LocalStack implements AutoCloseable {
         Duration.ofNanos(System.nanoTime() - workStartedNanos),
         roundsSoFar,
         walSyncs() - walSyncsAtStart);
+  }
+
+  /** Ends the worker processes still running: politely, then forcibly. */
+  void stopWorkers() throws InterruptedException {
+    for (Process worker : workers) {
+      worker.destroy();
+    }
+    for (Process worker : workers) {
+      if (!worker.waitFor(20, TimeUnit.SECONDS)) {
+        worker.destroyForcibly();
+      }
+    }
   }
 
   /** WAL fsyncs of the whole PostgreSQL server so far (all four databases), from pg_stat_wal. */
@@ -671,7 +692,8 @@ public final class LocalStack implements AutoCloseable {
         rail[2],
         walSyncs,
         loadAtStart,
-        loadAverage());
+        loadAverage(),
+        stoppedAtDeadline);
   }
 
   private static double percentile(List<Long> sorted, double q) {
@@ -705,6 +727,7 @@ public final class LocalStack implements AutoCloseable {
    * @param walSyncs WAL fsyncs of the whole server over the worker phase (pg_stat_wal.wal_sync)
    * @param loadAtStart load averages when the workers started
    * @param loadAtEnd load averages when they ended
+   * @param stoppedAtDeadline the workers were stopped at {@code --worker-deadline}, unfinished
    */
   public record Measures(
       int processes,
@@ -726,7 +749,8 @@ public final class LocalStack implements AutoCloseable {
       double railMaxMillis,
       long walSyncs,
       String loadAtStart,
-      String loadAtEnd) {
+      String loadAtEnd,
+      boolean stoppedAtDeadline) {
 
     String text() {
       return String.format(
@@ -738,7 +762,7 @@ public final class LocalStack implements AutoCloseable {
               + " (middle 80%% of finishes)%n"
               + "    rail as the proxy saw it: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n"
               + "    WAL fsyncs %d; %s%n"
-              + "    attempts %s; load average %s at start, %s at end%n",
+              + "    attempts %s; load average %s at start, %s at end%s%n",
           workers,
           processes,
           threadsPerProcess,
@@ -758,7 +782,8 @@ public final class LocalStack implements AutoCloseable {
           durability,
           attempts,
           loadAtStart,
-          loadAtEnd);
+          loadAtEnd,
+          stoppedAtDeadline ? "; STOPPED AT THE WORKER DEADLINE, unfinished" : "");
     }
   }
 
@@ -776,6 +801,11 @@ public final class LocalStack implements AutoCloseable {
 
   @Override
   public void close() {
+    try {
+      stopWorkers();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     for (ConfigurableApplicationContext context : List.of(railProxy, railStub, lockServer)) {
       try {
         context.close();
@@ -938,6 +968,9 @@ public final class LocalStack implements AutoCloseable {
    * @param jfrDir record JFR profiles of the first worker process and of this JVM's services here
    *     (null: don't)
    * @param pageSize candidates per query in the workers ({@code fencepost.payout.page-size})
+   * @param railTimeout the proxy's rail timeout (null: 1 s, or A-07's 10 s with {@code a07})
+   * @param workerDeadlineSeconds stop the workers this long after the first started, and summarise
+   *     what finished (0: ten minutes a round)
    */
   public record Options(
       int payouts,
@@ -953,7 +986,9 @@ public final class LocalStack implements AutoCloseable {
       String railLatency,
       boolean synchronousCommit,
       Path jfrDir,
-      int pageSize) {
+      int pageSize,
+      String railTimeout,
+      int workerDeadlineSeconds) {
 
     /** The local platform's options, with the benchmark's at their defaults. */
     public Options(
@@ -980,7 +1015,19 @@ public final class LocalStack implements AutoCloseable {
           "0ms",
           false,
           null,
-          100);
+          100,
+          null,
+          0);
+    }
+
+    /** The rail proxy's timeout towards the rail. */
+    public String railTimeout() {
+      if (railTimeout != null) {
+        return railTimeout;
+      }
+      // Short locally so ambiguous payouts end quickly; A-07's 10 s budget when the rail is as
+      // slow as A-07 says, or its tail would time out.
+      return railLatency.equals("a07") ? "10s" : "1s";
     }
 
     static Options defaults() {
@@ -1011,6 +1058,8 @@ public final class LocalStack implements AutoCloseable {
       boolean synchronousCommit = d.synchronousCommit;
       Path jfrDir = d.jfrDir;
       int pageSize = d.pageSize;
+      String railTimeout = d.railTimeout;
+      int workerDeadlineSeconds = d.workerDeadlineSeconds;
       for (int i = 0; i < args.length; i++) {
         String arg = args[i];
         String value = null;
@@ -1053,6 +1102,13 @@ public final class LocalStack implements AutoCloseable {
           }
           case "--jfr" -> jfrDir = Path.of(value);
           case "--page-size" -> pageSize = Integer.parseInt(value);
+          case "--rail-timeout" -> {
+            if (!value.matches("\\d+(ms|s)")) {
+              usage("--rail-timeout is <n>ms or <n>s");
+            }
+            railTimeout = value;
+          }
+          case "--worker-deadline" -> workerDeadlineSeconds = Integer.parseInt(value);
           case "--help", "-h" -> usage(null);
           default -> usage("unknown option " + arg);
         }
@@ -1077,7 +1133,9 @@ public final class LocalStack implements AutoCloseable {
           railLatency,
           synchronousCommit,
           jfrDir,
-          pageSize);
+          pageSize,
+          railTimeout,
+          workerDeadlineSeconds);
     }
 
     private static boolean takesValue(String arg) {
@@ -1093,7 +1151,9 @@ public final class LocalStack implements AutoCloseable {
               "--rail-latency",
               "--synchronous-commit",
               "--jfr",
-              "--page-size")
+              "--page-size",
+              "--rail-timeout",
+              "--worker-deadline")
           .contains(arg);
     }
 
@@ -1106,6 +1166,7 @@ public final class LocalStack implements AutoCloseable {
                                  [--json-logs]
                    benchmark:    [--concurrency 1] [--rail-latency 0ms|300ms|a07]
                                  [--synchronous-commit off|on] [--page-size 100] [--jfr DIR]
+                                 [--rail-timeout 1s] [--worker-deadline SECONDS]
           Starts embedded PostgreSQL, the lock server, the rail stub and the rail proxy, seeds
           payouts, runs the payout job as worker processes until nothing is left to do, and prints
           a summary (exit code 0 when there is no duplicate and the ledger balances).

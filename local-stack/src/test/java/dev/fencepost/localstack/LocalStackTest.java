@@ -17,7 +17,22 @@ class LocalStackTest {
     // Two payout threads per process and synchronous commits: the benchmark's options, small.
     LocalStack.Options options =
         new LocalStack.Options(
-            60, 12, 2, "postgres", false, (Path) null, 0, false, 0.005, 2, "0ms", true, null, 100);
+            60,
+            12,
+            2,
+            "postgres",
+            false,
+            (Path) null,
+            0,
+            false,
+            0.005,
+            2,
+            "0ms",
+            true,
+            null,
+            100,
+            null,
+            0);
     try (LocalStack stack = LocalStack.start(options)) {
       stack.seed();
 
@@ -70,6 +85,12 @@ class LocalStackTest {
     assertThat(bench.synchronousCommit()).isTrue();
     assertThat(bench.pageSize()).isEqualTo(1000);
     assertThat(bench.jfrDir()).isEqualTo(Path.of("/tmp/jfr"));
+    assertThat(bench.railTimeout()).isEqualTo("10s");
+    LocalStack.Options bounded =
+        LocalStack.Options.parse(
+            new String[] {"--rail-timeout", "10s", "--worker-deadline", "240"});
+    assertThat(bounded.railTimeout()).isEqualTo("10s");
+    assertThat(bounded.workerDeadlineSeconds()).isEqualTo(240);
     LocalStack.Options fixed = LocalStack.Options.parse(new String[] {"--rail-latency", "300ms"});
     assertThat(fixed.railLatencyDistribution()).isEqualTo("FIXED");
     assertThat(fixed.railLatencyFixed()).isEqualTo("300ms");
@@ -77,5 +98,6 @@ class LocalStackTest {
     assertThat(plain.concurrency()).isEqualTo(1);
     assertThat(plain.synchronousCommit()).isFalse();
     assertThat(plain.railLatency()).isEqualTo("0ms");
+    assertThat(plain.railTimeout()).isEqualTo("1s");
   }
 }

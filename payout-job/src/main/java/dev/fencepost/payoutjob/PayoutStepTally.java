@@ -46,10 +46,17 @@ public class PayoutStepTally implements ItemWriter<PayoutResult>, StepExecutionL
     this.timingsFile = timingsFile == null ? "" : timingsFile;
   }
 
-  /** One attempt took {@code nanos}, lock acquire to release; kept only for a timings file. */
+  /**
+   * One attempt took {@code nanos}, lock acquire to release; kept only for a timings file, written
+   * every few hundred attempts so that a worker stopped mid-run (a benchmark's deadline) leaves
+   * most of its timings behind.
+   */
   public synchronized void timed(PayoutOutcome outcome, long nanos) {
     if (!timingsFile.isEmpty()) {
       timings.append(outcome).append(',').append(nanos / 1_000).append('\n');
+      if (timings.length() > 8_192) {
+        writeTimings();
+      }
     }
   }
 
@@ -103,8 +110,10 @@ public class PayoutStepTally implements ItemWriter<PayoutResult>, StepExecutionL
           StandardOpenOption.CREATE,
           StandardOpenOption.APPEND,
           StandardOpenOption.WRITE);
+      timings.setLength(0);
     } catch (IOException e) {
       // Evidence for a benchmark only: the run's outcome must not depend on it.
+      timings.setLength(0);
       log.atWarn()
           .addKeyValue("event", "payout.timings.write_failed")
           .addKeyValue("file", timingsFile)
