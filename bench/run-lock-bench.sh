@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 ./mvnw -B -q -pl bench -DskipTests -Dspotless.check.skip=true \
   compile dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
 start=$(date +%s)
-java -Xms512m -Xmx2g -Djava.awt.headless=true \
+java -Xms512m -Xmx2g -Djava.awt.headless=true -Dlogback.configurationFile=bench/logback-harness.xml \
   -Dbench.command="bench/run-lock-bench.sh${*:+ $*}" "$@" \
   -cp "bench/target/classes:$(cat bench/target/classpath.txt)" dev.fencepost.bench.LockBench
 echo "suite wall time: $(( $(date +%s) - start )) s"

@@ -219,6 +219,26 @@ public final class Environment implements AutoCloseable {
     }
   }
 
+  /**
+   * The next transaction id PostgreSQL will assign, server-wide: its delta counts write
+   * transactions (commits) exactly and at once, unlike the statistics views, which a busy backend
+   * flushes only every so often. Reading it assigns no id.
+   */
+  public long postgresTransactionIds() {
+    try (Connection c =
+            DriverManager.getConnection(
+                postgres.jdbcUrl("postgres"),
+                EmbeddedPostgresServer.USER,
+                EmbeddedPostgresServer.PASSWORD);
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint")) {
+      return rs.next() ? rs.getLong(1) : -1;
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
   public String postgresVersion() {
     try (Connection c = benchDb.dataSource().getConnection();
         Statement s = c.createStatement();

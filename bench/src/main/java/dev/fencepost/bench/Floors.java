@@ -177,8 +177,11 @@ public final class Floors {
   }
 
   /** F3: GET /actuator/health/liveness on the lock server (no backend call), JDK HttpClient. */
+  /**
+   * F3: the no-op request sent the way the starter sends its requests (a kept-alive HTTP/1.1
+   * connection, TCP_NODELAY, one write per request; see {@link PlainHttp}).
+   */
   public static LockTarget httpNoop(String baseUrl, String which) {
-    URI uri = URI.create(baseUrl + "/actuator/health/liveness");
     return new LockTarget() {
       @Override
       public String id() {
@@ -187,7 +190,57 @@ public final class Floors {
 
       @Override
       public String title() {
-        return "no-op HTTP: GET /actuator/health/liveness on the lock server (" + which + ")";
+        return "no-op HTTP: GET /actuator/health/liveness on the lock server ("
+            + which
+            + "), sent as the starter sends (kept-alive HTTP/1.1, TCP_NODELAY)";
+      }
+
+      @Override
+      public Store store() {
+        return Store.NONE;
+      }
+
+      @Override
+      public Set<Op> ops() {
+        return Set.of(Op.FLOOR);
+      }
+
+      @Override
+      public Client client(int index) {
+        PlainHttp http = new PlainHttp(baseUrl);
+        return new Client() {
+          @Override
+          public void floor() throws Exception {
+            int status = http.send("GET", "/actuator/health/liveness", null);
+            if (status != 200) {
+              throw new IllegalStateException("liveness answered " + status);
+            }
+          }
+
+          @Override
+          public void close() {
+            http.close();
+          }
+        };
+      }
+    };
+  }
+
+  /**
+   * F4: the same no-op request through the JDK {@code HttpClient}, which the starter used until ADR
+   * 0092; kept so the cost of that client's thread hand-offs stays visible next to F3.
+   */
+  public static LockTarget httpNoopJdk(String baseUrl, String which) {
+    URI uri = URI.create(baseUrl + "/actuator/health/liveness");
+    return new LockTarget() {
+      @Override
+      public String id() {
+        return "F4";
+      }
+
+      @Override
+      public String title() {
+        return "the same no-op HTTP request through the JDK HttpClient (HTTP/1.1) (" + which + ")";
       }
 
       @Override

@@ -43,7 +43,9 @@ public final class LockBench {
       List<ServerLoad.Result> serverLoad,
       String postgresVersion,
       double wallSeconds,
-      Instant startedAt) {}
+      Instant startedAt,
+      String uptimeBefore,
+      String uptimeAfter) {}
 
   public static void main(String[] args) throws Exception {
     Settings settings =
@@ -66,6 +68,25 @@ public final class LockBench {
     System.exit(0);
   }
 
+  /**
+   * The machine's load as {@code uptime} prints it, so a reader sees how busy the shared machine
+   * was at the start and end of the run.
+   */
+  static String uptime() {
+    try {
+      Process p = new ProcessBuilder("uptime").redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes()).trim();
+      p.waitFor();
+      return out.isEmpty() ? "?" : out;
+    } catch (Exception e) {
+      try {
+        return "loadavg " + Files.readString(Path.of("/proc/loadavg")).trim();
+      } catch (Exception again) {
+        return "?";
+      }
+    }
+  }
+
   private static List<String> splitArgs(String s) {
     List<String> args = new ArrayList<>();
     for (String a : s.trim().split("\\s+")) {
@@ -78,6 +99,7 @@ public final class LockBench {
 
   public static Outcome run(Settings settings, Consumer<String> log) throws Exception {
     Instant startedAt = Instant.now();
+    String uptimeBefore = uptime();
     long t0 = System.nanoTime();
     log.accept("starting PostgreSQL, etcd and two lock servers ...");
     try (Environment env = Environment.start(settings.workDir(), settings.serverJvmArgs())) {
@@ -89,6 +111,7 @@ public final class LockBench {
               Floors.loopback(),
               Floors.fdatasync(settings.workDir().resolve("fsync")),
               Floors.httpNoop(env.etcdServer().baseUrl(), "etcd backend"),
+              Floors.httpNoopJdk(env.etcdServer().baseUrl(), "etcd backend"),
               EtcdTargets.rawTransactions(env.etcdEndpoints()),
               EtcdTargets.lockRpc(env.etcdEndpoints()),
               new LockServerTarget("E3", env.etcdServer().baseUrl(), Store.ETCD),
@@ -118,7 +141,8 @@ public final class LockBench {
                 Duration.ofSeconds(5),
                 settings.heartbeatDuration(),
                 settings.measureHeap(),
-                env::etcdFsyncs));
+                env::etcdFsyncs,
+                () -> -1));
         load.add(
             ServerLoad.run(
                 env.postgresServer(),
@@ -126,7 +150,8 @@ public final class LockBench {
                 Duration.ofSeconds(5),
                 settings.heartbeatDuration(),
                 settings.measureHeap(),
-                env::postgresWalSyncs));
+                env::postgresWalSyncs,
+                env::postgresTransactionIds));
         load.forEach(r -> log.accept(r.toString()));
       }
       String pgVersion = env.postgresVersion();
@@ -148,7 +173,9 @@ public final class LockBench {
           load,
           pgVersion,
           (System.nanoTime() - t0) / 1e9,
-          startedAt);
+          startedAt,
+          uptimeBefore,
+          uptime());
     }
   }
 }

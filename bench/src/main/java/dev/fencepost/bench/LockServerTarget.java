@@ -6,9 +6,6 @@ import dev.fencepost.lock.client.LockClientMetrics;
 import dev.fencepost.lock.client.impl.DefaultLockClient;
 import dev.fencepost.lock.client.impl.LockClientSettings;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -19,8 +16,8 @@ import java.util.Set;
  * E3 and P2: our lock server through the starter's {@link DefaultLockClient} (no Spring context:
  * its implementation classes are public). Each worker is one client with its own session, as one
  * worker process would be. Renew and inspect are not calls of the starter's API (it renews on its
- * heartbeat thread and has no inspect), so they go to the server's HTTP API with the JDK client the
- * starter itself uses.
+ * heartbeat thread and has no inspect), so they go to the server's HTTP API the way the starter's
+ * transport sends (kept-alive HTTP/1.1, TCP_NODELAY; {@link PlainHttp}).
  */
 public final class LockServerTarget implements LockTarget {
 
@@ -82,11 +79,7 @@ public final class LockServerTarget implements LockTarget {
     DefaultLockClient lockClient =
         new DefaultLockClient(settings, LockClientMetrics.NOOP, List.of());
     lockClient.start();
-    HttpClient http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2))
-            .build();
+    PlainHttp http = new PlainHttp(baseUrl);
     return new Client() {
       @Override
       public Object acquire(String key) {
@@ -113,35 +106,24 @@ public final class LockServerTarget implements LockTarget {
                 + "\",\"token\":"
                 + lock.token().value()
                 + "}";
-        HttpResponse<Void> r =
-            http.send(
-                HttpRequest.newBuilder(URI.create(baseUrl + "/v1/locks/" + key + "/renew"))
-                    .header("Content-Type", "application/json")
-                    .timeout(Duration.ofSeconds(8))
-                    .POST(HttpRequest.BodyPublishers.ofString(body))
-                    .build(),
-                HttpResponse.BodyHandlers.discarding());
-        if (r.statusCode() != 200) {
-          throw new IllegalStateException("renew answered " + r.statusCode());
+        int status = http.send("POST", "/v1/locks/" + key + "/renew", body);
+        if (status != 200) {
+          throw new IllegalStateException("renew answered " + status);
         }
         return handle;
       }
 
       @Override
       public void inspect(String key) throws Exception {
-        HttpResponse<Void> r =
-            http.send(
-                HttpRequest.newBuilder(URI.create(baseUrl + "/v1/locks/" + key))
-                    .timeout(Duration.ofSeconds(8))
-                    .build(),
-                HttpResponse.BodyHandlers.discarding());
-        if (r.statusCode() != 200) {
-          throw new IllegalStateException("inspect answered " + r.statusCode());
+        int status = http.send("GET", "/v1/locks/" + key, null);
+        if (status != 200) {
+          throw new IllegalStateException("inspect answered " + status);
         }
       }
 
       @Override
       public void close() {
+        http.close();
         lockClient.close();
       }
     };

@@ -78,6 +78,11 @@ public final class Report {
             System.getProperty("java.version"),
             o.postgresVersion(),
             "3.4.23 (Debian, single member)"));
+    md.append("Machine load (`uptime`) before the run: `")
+        .append(o.uptimeBefore())
+        .append("`; after: `")
+        .append(o.uptimeAfter())
+        .append("`.\n\n");
     md.append("### Targets\n\n| id | what | store |\n|---|---|---|\n");
     for (LockTarget t : o.targets()) {
       md.append("| ")
@@ -126,7 +131,7 @@ public final class Report {
         if (c == null || c.operations == 0) {
           md.append("| ")
               .append(t.id())
-              .append(" | not measured |||||||")
+              .append(" | not measured ||||||||")
               .append(c == null ? 0 : c.errors)
               .append(" ||| ")
               .append(c == null || c.firstError == null ? "" : c.firstError.replace("|", "/"))
@@ -196,23 +201,27 @@ public final class Report {
           "Fixed-rate keepalives (`POST /v1/sessions/{id}/keepalive`) from 32 threads, one per"
               + " session every 5 s, latency corrected for coordinated omission (measured from the"
               + " intended send time). Heap: live heap after `jcmd GC.run`, before sessions, with"
-              + " the idle sessions, and with one held lock per session.\n\n");
+              + " the idle sessions, and with one held lock per session. Keepalives are sent as the"
+              + " starter sends them (one kept-alive HTTP/1.1 connection per sender thread)."
+              + " commits/keepalive (PostgreSQL only): write transactions PostgreSQL assigned during"
+              + " the run (delta of the next transaction id, server-wide, so the lock server's 1-s"
+              + " beacon adds ~0.0005) per keepalive; 1.0 means one commit per heartbeat.\n\n");
       md.append(
-          "| server | sessions | keepalives/s asked / done | p50 / p99 ms (corrected) | p99 ms (service) | server cores | fsync/keepalive | heap B/session | heap B/lock | note |\n|---|---|---|---|---|---|---|---|---|---|\n");
+          "| server | sessions | keepalives/s asked / done | p50 / p99 ms (corrected) | p99 ms (service) | server cores | fsync/keepalive | commits/keepalive | heap B/session | heap B/lock | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
       for (ServerLoad.Result r : o.serverLoad()) {
         if (r.heartbeats() == null) {
           md.append("| ")
               .append(r.server())
               .append(" | ")
               .append(r.sessions())
-              .append(" | not measured |||||||")
+              .append(" | not measured ||||||||")
               .append(r.error())
               .append(" |\n");
           continue;
         }
         md.append(
             f(
-                "| %s | %d | %.0f / %.0f | %s / %s | %s | %.3f | %.3f | %.0f | %.0f | %s |\n",
+                "| %s | %d | %.0f / %.0f | %s / %s | %s | %.3f | %.3f | %s | %.0f | %.0f | %s |\n",
                 r.server(),
                 r.sessions(),
                 r.heartbeatsPerSecond(),
@@ -222,6 +231,9 @@ public final class Report {
                 ms(r.heartbeats().serviceTime().getValueAtPercentile(99)),
                 r.serverCores(),
                 r.fsyncsPerHeartbeat(),
+                Double.isNaN(r.writeTransactionsPerHeartbeat())
+                    ? "-"
+                    : f("%.3f", r.writeTransactionsPerHeartbeat()),
                 r.bytesPerSession(),
                 r.bytesPerLock(),
                 r.heartbeats().errors() > 0

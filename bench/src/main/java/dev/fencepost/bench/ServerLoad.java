@@ -30,6 +30,7 @@ public final class ServerLoad {
       LoadGenerator.Result heartbeats,
       double serverCores,
       double fsyncsPerHeartbeat,
+      double writeTransactionsPerHeartbeat,
       long heapBaseline,
       long heapWithSessions,
       long heapWithLocks,
@@ -62,7 +63,10 @@ public final class ServerLoad {
       Duration heartbeatEvery,
       Duration duration,
       boolean measureHeap,
-      LongSupplier fsyncCounter) {
+      LongSupplier fsyncCounter,
+      LongSupplier writeTransactionCounter) {
+    // Keepalives go out as the starter sends them: one kept-alive connection per sender thread.
+    ThreadLocal<PlainHttp> senders = ThreadLocal.withInitial(() -> new PlainHttp(server.baseUrl()));
     HttpClient http =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -95,6 +99,7 @@ public final class ServerLoad {
       double rate = sessions / (heartbeatEvery.toMillis() / 1000.0);
       long cpuBefore = Environment.pidCpu(server.pid(), false);
       long fsyncBefore = fsyncCounter.getAsLong();
+      long writesBefore = writeTransactionCounter.getAsLong();
       long t0 = System.nanoTime();
       LoadGenerator.Result r =
           LoadGenerator.fixedRate(
@@ -108,12 +113,16 @@ public final class ServerLoad {
                 @Override
                 public void run(int thread) throws Exception {
                   String id = ids.get((int) (next.getAndIncrement() % ids.size()));
-                  post(http, server.baseUrl() + "/v1/sessions/" + id + "/keepalive", "", 200);
+                  int status = senders.get().send("POST", "/v1/sessions/" + id + "/keepalive", "");
+                  if (status != 200) {
+                    throw new IllegalStateException("keepalive answered " + status);
+                  }
                 }
               });
       double wall = (System.nanoTime() - t0) / 1e9;
       long cpu = Environment.pidCpu(server.pid(), false) - cpuBefore;
       long fsyncs = fsyncCounter.getAsLong() - fsyncBefore;
+      long writesAfter = writeTransactionCounter.getAsLong();
       futures.clear();
       for (int i = 0; i < ids.size(); i++) {
         String id = ids.get(i);
@@ -153,6 +162,9 @@ public final class ServerLoad {
           r,
           cpu / 1e9 / wall,
           r.operations() == 0 || fsyncBefore < 0 ? Double.NaN : (double) fsyncs / r.operations(),
+          r.operations() == 0 || writesBefore < 0 || writesAfter < 0
+              ? Double.NaN
+              : (double) (writesAfter - writesBefore) / r.operations(),
           baseline,
           withSessions,
           withLocks,
@@ -164,6 +176,7 @@ public final class ServerLoad {
           sessions,
           0,
           null,
+          Double.NaN,
           Double.NaN,
           Double.NaN,
           -1,

@@ -119,13 +119,19 @@ final class Verdicts {
       }
       boolean etcd = r.server().contains("etcd");
       double scaled = r.serverCores() * 10_000.0 / r.sessions();
+      // Batched means fewer commits than heartbeats. WAL syncs alone cannot show it: with
+      // synchronous_commit=off (the embedded default) no commit waits for a flush anyway.
       String fsyncPart =
           etcd
               ? f("fsync per heartbeat %.3f (target: none)", r.fsyncsPerHeartbeat())
               : f(
-                  "WAL syncs per heartbeat %.3f (target: batched, i.e. well below 1)",
-                  r.fsyncsPerHeartbeat());
-      boolean fsyncMet = etcd ? r.fsyncsPerHeartbeat() < 0.05 : r.fsyncsPerHeartbeat() < 0.5;
+                  "commits per heartbeat %.3f, WAL syncs per heartbeat %.3f (target: batched,"
+                      + " i.e. commits well below 1)",
+                  r.writeTransactionsPerHeartbeat(), r.fsyncsPerHeartbeat());
+      boolean fsyncMet =
+          etcd
+              ? r.fsyncsPerHeartbeat() < 0.05
+              : r.writeTransactionsPerHeartbeat() < 0.5 && r.fsyncsPerHeartbeat() < 0.5;
       boolean met =
           scaled <= 0.15
               && fsyncMet
@@ -167,12 +173,21 @@ final class Verdicts {
           "| 10,000 sessions heartbeating; memory per lock/session | not measured | not measured |\n");
     }
     Cell f3 = s.cell(new Scenario(Op.FLOOR, 1), "F3");
+    Cell f4 = s.cell(new Scenario(Op.FLOOR, 1), "F4");
     if (ok(f3)) {
       md.append(
           f(
               "| no-op HTTP request to the lock server p50 < 0.5 ms | p50 %.3f ms (%.2fx the"
-                  + " limit), p99 %.3f ms | %s |\n",
-              p(f3, 50), p(f3, 50) / 0.5, p(f3, 99), p(f3, 50) < 0.5 ? "**met**" : "**not met**"));
+                  + " limit), p99 %.3f ms, sent as the starter sends (F3)%s | %s |\n",
+              p(f3, 50),
+              p(f3, 50) / 0.5,
+              p(f3, 99),
+              ok(f4)
+                  ? f(
+                      "; through the JDK HttpClient (F4): p50 %.3f ms, p99 %.3f ms",
+                      p(f4, 50), p(f4, 99))
+                  : "",
+              p(f3, 50) < 0.5 ? "**met**" : "**not met**"));
     } else {
       md.append("| no-op HTTP p50 < 0.5 ms | not measured | not measured |\n");
     }
