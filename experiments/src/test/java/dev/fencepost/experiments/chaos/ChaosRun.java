@@ -1,0 +1,219 @@
+package dev.fencepost.experiments.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencepost.experiments.chaos.ChaosDriver.Fault;
+import dev.fencepost.experiments.harness.ExperimentRun;
+import dev.fencepost.experiments.harness.Guards;
+import dev.fencepost.experiments.harness.RunResult;
+import dev.fencepost.history.HistoryFiles;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import org.awaitility.Awaitility;
+
+/**
+ * The chaos run of issue 9 (ADR 0108): several looping payout workers drain a backlog over many
+ * accounts with 0.5% rail ambiguity while a seeded driver freezes workers past their lease, kills
+ * and replaces them, restarts the lock server and restarts PostgreSQL, each fault an {@code event}.
+ * When the faults stop and the backlog has settled, every safety counter of the history checker is
+ * 0; the liveness figures are printed, recorded and written to the evidence report. {@link
+ * ChaosRunIT} is the CI tier (300 payouts), {@link ChaosRunLongIT} the long tier (2,000, only with
+ * {@code -Dexperiments.long=true}). {@code -Dexperiments.chaos.seed=N} replays a fault sequence.
+ */
+final class ChaosRun {
+
+  private ChaosRun() {}
+
+  /** The stub's default ambiguity mix (docs/rail.md), 0.5% in all, and no declines. */
+  static final String AMBIGUITY_PLAN =
+      "{\"rates\":{\"TIMEOUT_BEFORE_SETTLE\":0.0015,\"TIMEOUT_AFTER_SETTLE\":0.002,"
+          + "\"ERROR_AFTER_SETTLE\":0.001,\"RESET\":0.0005},\"overrides\":{},"
+          + "\"lookupLagMillis\":0}";
+
+  record Tier(
+      String name,
+      int accounts,
+      int payoutsPerAccount,
+      int workers,
+      Duration faultWindow,
+      Duration settleWithin) {
+    int payouts() {
+      return accounts * payoutsPerAccount;
+    }
+  }
+
+  static final Tier CI = new Tier("CI", 30, 10, 4, Duration.ofSeconds(60), Duration.ofMinutes(6));
+  static final Tier LONG =
+      new Tier("long", 100, 20, 4, Duration.ofMinutes(6), Duration.ofMinutes(20));
+
+  static final long AMOUNT = 100;
+
+  /** One chaos run of {@code tier}, with its assertions; the evidence report is written first. */
+  static void run(Tier tier) {
+    long seed = Long.getLong("experiments.chaos.seed", System.currentTimeMillis());
+    System.out.println("chaos run: tier " + tier.name() + ", seed " + seed);
+    String title =
+        "Chaos run ("
+            + tier.name()
+            + " tier): "
+            + tier.payouts()
+            + " payouts, "
+            + tier.workers()
+            + " workers, seed "
+            + seed;
+    try (ExperimentRun run =
+            ExperimentRun.start("chaos-" + tier.name().toLowerCase(), title, Guards.ALL_ON);
+        RestartableLockServer lockServer =
+            new RestartableLockServer(
+                run.stack().lockdb(), run.dir().resolve("logs").resolve("lock-server-chaos.log"))) {
+      run.event(
+          null, "SEED", "chaos seed " + seed + " (replay: -Dexperiments.chaos.seed=" + seed + ")");
+      for (int a = 0; a < tier.accounts(); a++) {
+        run.payouts(
+            "chaos" + a, 2 * AMOUNT * tier.payoutsPerAccount(), tier.payoutsPerAccount(), AMOUNT);
+      }
+      PaydbProgress progress = new PaydbProgress(run.paydb());
+      lockServer.start();
+      setRailAmbiguity(run);
+      ChaosDriver driver =
+          new ChaosDriver(
+              run,
+              lockServer,
+              seed,
+              tier.workers(),
+              Arrays.asList(Fault.values()),
+              tier.faultWindow(),
+              progress::settled);
+      try {
+        driver.startWorkers();
+        Awaitility.await("the first payout is posted")
+            .atMost(Duration.ofMinutes(5))
+            .pollInterval(Duration.ofMillis(500))
+            .until(() -> progress.count("POSTED") > 0);
+        driver.begin();
+        Awaitility.await("the chaos driver ends its fault window")
+            .atMost(tier.faultWindow().plus(Duration.ofMinutes(10)))
+            .pollInterval(Duration.ofMillis(500))
+            .until(driver::finished);
+        driver.quiesce();
+        run.event(null, "QUIESCE", "faults over; waiting for the backlog to settle");
+        Awaitility.await(
+                "every payout terminal, RAIL_AMBIGUOUS, or PENDING behind an ambiguous one")
+            .atMost(tier.settleWithin())
+            .pollInterval(Duration.ofSeconds(1))
+            .until(progress::settled);
+      } finally {
+        driver.close();
+        run.stack().resetRailFaults();
+      }
+
+      Map<String, Long> states = progress.states();
+      long held = progress.heldBehindAmbiguous();
+      Duration stall = progress.longestStall();
+      long fencedBefore =
+          HistoryFiles.read(run.dir()).effects.stream()
+              .filter(e -> e.outcome() != null && e.outcome().startsWith("FENCED"))
+              .count();
+      run.event(
+          null,
+          "LIVENESS",
+          "states "
+              + states
+              + "; held behind ambiguous "
+              + held
+              + "; fenced-out effects "
+              + fencedBefore
+              + "; longest stall "
+              + stall);
+      RunResult result = run.finish();
+
+      ChaosFigures figures =
+          new ChaosFigures(
+              tier.name(),
+              seed,
+              tier.payouts(),
+              tier.workers(),
+              driver.injected(),
+              states,
+              held,
+              result.fencedEffects().size(),
+              stall);
+      System.out.println(figures.markdown());
+      System.out.println(result.report().toMarkdown(title));
+      ChaosEvidence.write(tier == LONG ? "chaos" : "chaos-ci", result, figures);
+
+      assertThat(result.report().safe()).as(result.report().toMarkdown(title)).isTrue();
+      assertThat(states.values().stream().mapToLong(Long::longValue).sum())
+          .isEqualTo(tier.payouts());
+      assertThat(progress.unsettled()).as("payouts in flight or PENDING for no reason").isZero();
+      assertThat(driver.injected().keySet())
+          .as("each kind of fault was injected")
+          .containsExactlyInAnyOrder(Fault.values());
+    }
+  }
+
+  static void setRailAmbiguity(ExperimentRun run) {
+    HttpRequest put =
+        HttpRequest.newBuilder(URI.create(run.stack().stub().baseUrl() + "/rail/admin/faults"))
+            .header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString(AMBIGUITY_PLAN))
+            .build();
+    try {
+      HttpResponse<String> response =
+          HttpClient.newHttpClient().send(put, HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+    run.event(null, "RAIL_FAULTS", "stub ambiguity 0.5%: " + AMBIGUITY_PLAN);
+  }
+
+  /** What the chaos run measured besides the checker's counters. */
+  record ChaosFigures(
+      String tier,
+      long seed,
+      int payouts,
+      int workers,
+      Map<Fault, Integer> faults,
+      Map<String, Long> states,
+      long heldBehindAmbiguous,
+      int fencedOut,
+      Duration longestStall) {
+
+    String markdown() {
+      StringBuilder md = new StringBuilder();
+      md.append("| figure | value |\n|---|---|\n");
+      md.append("| tier | ").append(tier).append(" |\n");
+      md.append("| seed | `").append(seed).append("` |\n");
+      md.append("| payouts / workers at a time | ")
+          .append(payouts)
+          .append(" / ")
+          .append(workers)
+          .append(" |\n");
+      faults.forEach(
+          (f, n) -> md.append("| faults: ").append(f).append(" | ").append(n).append(" |\n"));
+      states.forEach(
+          (s, n) -> md.append("| payouts ").append(s).append(" | ").append(n).append(" |\n"));
+      md.append("| of those PENDING: held behind a RAIL_AMBIGUOUS payout of their account | ")
+          .append(heldBehindAmbiguous)
+          .append(" |\n");
+      md.append("| fenced-out effects (a guard refused a stale token) | ")
+          .append(fencedOut)
+          .append(" |\n");
+      md.append("| longest stall (no payout changed state) | ")
+          .append(longestStall.toMillis() / 1000.0)
+          .append(" s |\n");
+      return md.toString();
+    }
+  }
+}

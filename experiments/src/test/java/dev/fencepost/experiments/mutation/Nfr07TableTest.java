@@ -1,0 +1,100 @@
+package dev.fencepost.experiments.mutation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * docs/evidence/nfr-07.md names, for every invariant, the test that breaks it and the check that
+ * catches it. A renamed or deleted test would leave the table claiming evidence that no longer
+ * exists; this test fails instead.
+ */
+class Nfr07TableTest {
+
+  /** {@code `ClassName#methodName`}, the form the table uses for every check it names. */
+  static final Pattern REFERENCE = Pattern.compile("`([A-Z][A-Za-z0-9_]*)#([a-z][A-Za-z0-9_]*)`");
+
+  static final Path REPO = Path.of("").toAbsolutePath().getParent();
+  static final Path TABLE = REPO.resolve("docs/evidence/nfr-07.md");
+
+  @Test
+  void everyTestTheTableNamesExistsWithThatMethod() throws IOException {
+    List<String> missing = new ArrayList<>();
+    Map<String, List<Path>> sources = javaSourcesBySimpleName();
+    Matcher m = REFERENCE.matcher(Files.readString(TABLE));
+    int references = 0;
+    while (m.find()) {
+      references++;
+      String type = m.group(1);
+      String method = m.group(2);
+      List<Path> files = sources.getOrDefault(type, List.of());
+      if (files.isEmpty()) {
+        missing.add(type + " (no such class)");
+      } else if (files.stream().noneMatch(f -> declares(f, method))) {
+        missing.add(type + "#" + method + " (no such method)");
+      }
+    }
+    assertThat(references).as("references in " + TABLE).isGreaterThanOrEqualTo(8);
+    assertThat(missing).as("tests named in " + TABLE + " that do not exist").isEmpty();
+  }
+
+  @Test
+  void everyInvariantHasARowNamingAtLeastOneCheck() throws IOException {
+    List<String> rows =
+        Files.readAllLines(TABLE).stream().filter(l -> l.startsWith("| INV-0")).toList();
+    for (int i = 1; i <= 8; i++) {
+      String inv = "| INV-0" + i;
+      assertThat(rows)
+          .as("a row for INV-0" + i + " that names a test")
+          .anySatisfy(
+              row -> {
+                assertThat(row).startsWith(inv);
+                assertThat(REFERENCE.matcher(row).find()).isTrue();
+              });
+    }
+  }
+
+  static boolean declares(Path file, String method) {
+    try {
+      return Pattern.compile("\\bvoid\\s+" + method + "\\s*\\(")
+          .matcher(Files.readString(file))
+          .find();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Every module's src/ tree (not target/), by simple class name. */
+  static Map<String, List<Path>> javaSourcesBySimpleName() throws IOException {
+    Map<String, List<Path>> byName = new HashMap<>();
+    try (Stream<Path> modules = Files.list(REPO)) {
+      for (Path module : modules.filter(d -> Files.isDirectory(d.resolve("src"))).toList()) {
+        try (Stream<Path> files = Files.walk(module.resolve("src"))) {
+          files
+              .filter(f -> f.toString().endsWith(".java"))
+              .forEach(
+                  f -> {
+                    String name = f.getFileName().toString();
+                    byName
+                        .computeIfAbsent(
+                            name.substring(0, name.length() - ".java".length()),
+                            k -> new ArrayList<>())
+                        .add(f);
+                  });
+        }
+      }
+    }
+    return byName;
+  }
+}
