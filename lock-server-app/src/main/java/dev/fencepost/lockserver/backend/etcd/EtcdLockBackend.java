@@ -410,29 +410,33 @@ public final class EtcdLockBackend implements LockBackend {
     long leaseId = lease.get();
     long deadline = calls.deadline();
     Instant sent = clock.instant();
-    // Extend first, then confirm: a success means the grant was still valid after the extension.
+    // Extend and confirm in parallel (ADR 0093): success needs both the lease extended (so it was
+    // alive at the keepalive) and the grant, on that lease, seen valid in the read. A key on a
+    // live lease goes only by an explicit release or revoke, which a client cannot tell from one
+    // landing just after a sequential confirm; and a lease that died in between fails the
+    // keepalive.
+    ByteSequence lockKey = keys.lock(key);
+    CompletableFuture<io.etcd.jetcd.lease.LeaseKeepAliveResponse> keepAlive =
+        leases.keepAliveOnce(leaseId);
+    CompletableFuture<TxnResponse> confirm = readGrant(lockKey, key, token);
     Long ttlSeconds;
     try {
       ttlSeconds =
-          calls.idempotent("renew", deadline, () -> leases.keepAliveOnce(leaseId)).getTTL();
+          calls
+              .idempotent(
+                  "renew", deadline, startedThen(keepAlive, () -> leases.keepAliveOnce(leaseId)))
+              .getTTL();
       known.extend(leaseId, sent.plusSeconds(ttlSeconds));
     } catch (EtcdCalls.LeaseNotFound e) {
       ttlSeconds = null;
       known.forget(leaseId);
+    } catch (RuntimeException e) {
+      confirm.cancel(false);
+      throw e;
     }
-    ByteSequence lockKey = keys.lock(key);
     TxnResponse read =
         calls.idempotent(
-            "renew",
-            deadline,
-            () ->
-                kv.txn()
-                    .Then(
-                        Op.get(lockKey, GetOption.DEFAULT),
-                        Op.get(
-                            keys.revokedGrant(key, token),
-                            GetOption.builder().withCountOnly(true).build()))
-                    .commit());
+            "renew", deadline, startedThen(confirm, () -> readGrant(lockKey, key, token)));
     Optional<KeyValue> current = read.getGetResponses().get(0).getKvs().stream().findFirst();
     boolean stillHeld =
         current.isPresent()
@@ -455,6 +459,16 @@ public final class EtcdLockBackend implements LockBackend {
       throw new LockLostException(key, LockLostException.Reason.SESSION_LOST, "session expired");
     }
     throw new LockLostException(key, LockLostException.Reason.NOT_HELD, "no longer the holder");
+  }
+
+  /** The lock key and whether this grant was revoked, from one revision. */
+  private CompletableFuture<TxnResponse> readGrant(
+      ByteSequence lockKey, LockKey key, FencingToken token) {
+    return kv.txn()
+        .Then(
+            Op.get(lockKey, GetOption.DEFAULT),
+            Op.get(keys.revokedGrant(key, token), GetOption.builder().withCountOnly(true).build()))
+        .commit();
   }
 
   @Override
