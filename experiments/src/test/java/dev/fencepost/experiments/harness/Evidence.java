@@ -45,7 +45,7 @@ public final class Evidence {
     order.add(run.scenario());
     if (markdown != null && !markdown.isBlank()) {
       report.paragraph("## " + heading + "\n\n" + markdown);
-      report.scenario(run.title(), run.report(), svg);
+      report.scenario(heading + ": checker report", run.report(), svg);
     } else {
       report.scenario(heading, run.report(), svg);
     }
