@@ -68,8 +68,9 @@ class PostgresKeepAliveBatchingTest {
     SessionId unknown = SessionId.of(UUID.randomUUID().toString());
     Map<UUID, Timestamp> beatsBefore = lastHeartbeats();
 
-    // The first keepalive's statement is held back until every other keepalive has queued
-    // behind it; all of those must then go out together in one more statement.
+    // One statement at a time, and the first one held back until every other keepalive has
+    // queued behind it; all of those must then go out together in one more statement.
+    batcher.maxConcurrentStatements(1);
     int followers = live.size() - 1 + 2;
     CountDownLatch leaderInStatement = new CountDownLatch(1);
     AtomicBoolean first = new AtomicBoolean(true);
@@ -108,6 +109,7 @@ class PostgresKeepAliveBatchingTest {
           .hasCauseInstanceOf(SessionNotFoundException.class);
     } finally {
       batcher.beforeStatement(() -> {});
+      batcher.maxConcurrentStatements(KeepAliveBatcher.MAX_CONCURRENT_STATEMENTS);
       pool.shutdownNow();
     }
 
