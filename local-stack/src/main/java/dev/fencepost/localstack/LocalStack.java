@@ -350,7 +350,7 @@ public final class LocalStack implements AutoCloseable {
     if (options.jfrDir() != null && index == 0) {
       Files.createDirectories(options.jfrDir());
       command.add(
-          "-XX:StartFlightRecording=settings=profile,filename="
+          "-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
               + options.jfrDir().resolve("worker-" + round + "-" + index + ".jfr"));
     }
     String classPath = System.getProperty("java.class.path");
