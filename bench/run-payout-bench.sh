@@ -16,12 +16,12 @@ cd "$(dirname "$0")/.."
 
 OUT=${OUT:-$(mktemp -d /tmp/payout-bench-XXXXXX)}
 PROCESSES=${WORKER_PROCESSES:-2}
-PAYOUTS_0MS=${PAYOUTS_0MS:-6000}
+PAYOUTS_0MS=${PAYOUTS_0MS:-5000}
 PAYOUTS_300MS=${PAYOUTS_300MS:-4000}
 PAYOUTS_A07=${PAYOUTS_A07:-2000}
 # Each shape's worker phase is bounded: on a shared machine an overloaded run is stopped and what
 # finished is measured (the table says so) instead of the script running for an hour.
-DEADLINE=${WORKER_DEADLINE_SECONDS:-150}
+DEADLINE=${WORKER_DEADLINE_SECONDS:-120}
 mkdir -p "$OUT"
 
 jar() { ls local-stack/target/local-stack-*-exec.jar 2>/dev/null | head -n 1; }
@@ -51,7 +51,7 @@ run_shape zero 32 "$PAYOUTS_0MS" 5000 0ms 0 --jfr "$OUT/jfr"
 run_shape fixed300 64 "$PAYOUTS_300MS" 2000 300ms 0
 run_shape a07 64 "$PAYOUTS_A07" 1000 a07 0.005
 
-python3 - "$OUT" "$PROCESSES" "$PAYOUTS_0MS" "$PAYOUTS_300MS" "$PAYOUTS_A07" <<'PY'
+python3 - "$OUT" "$PROCESSES" "$PAYOUTS_0MS" "$PAYOUTS_300MS" "$PAYOUTS_A07" "$DEADLINE" <<'PY'
 import collections, datetime, json, os, re, subprocess, sys
 
 out, processes = sys.argv[1], int(sys.argv[2])
@@ -155,7 +155,7 @@ for n in ("zero", "fixed300", "a07"):
     lines.append(f"java -jar local-stack/target/local-stack-0.1.0-SNAPSHOT-exec.jar --lock-port 0 --payouts {s['payouts']} --accounts {s['accounts']} "
                  f"--workers {ms['processes']} --concurrency {ms['threadsPerProcess']} --rail-latency {ms['railLatency']} "
                  f"--ambiguity {'0.005' if n == 'a07' else '0'} --synchronous-commit on --page-size 1000 "
-                 f"--rail-timeout 10s --worker-deadline {os.environ.get('WORKER_DEADLINE_SECONDS', '150')}{extra}")
+                 f"--rail-timeout 10s --worker-deadline {sys.argv[6]}{extra}")
 lines.append("```\n")
 lines.append("A worker is one payout thread: each shape runs 2 worker processes of N threads (A-05's 12 pods would each be one "
              "such process). Latency is one payout attempt that ended POSTED, from the lock acquire to its release (timed "
