@@ -48,13 +48,13 @@ public class PayoutStepTally implements ItemWriter<PayoutResult>, StepExecutionL
 
   /**
    * One attempt took {@code nanos}, lock acquire to release; kept only for a timings file, written
-   * every few hundred attempts so that a worker stopped mid-run (a benchmark's deadline) leaves
-   * most of its timings behind.
+   * every twenty-odd attempts so that a worker stopped mid-run (a benchmark's deadline) leaves most
+   * of its timings behind.
    */
   public synchronized void timed(PayoutOutcome outcome, long nanos) {
     if (!timingsFile.isEmpty()) {
       timings.append(outcome).append(',').append(nanos / 1_000).append('\n');
-      if (timings.length() > 8_192) {
+      if (timings.length() > 512) {
         writeTimings();
       }
     }
