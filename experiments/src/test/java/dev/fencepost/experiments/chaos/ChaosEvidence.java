@@ -50,7 +50,7 @@ final class ChaosEvidence {
                     + " lock server and PostgreSQL; when its window ends, frozen workers are thawed"
                     + " and the run waits until every payout is terminal, RAIL_AMBIGUOUS, or"
                     + " PENDING behind an ambiguous payout of its account. Then the history is"
-                    + " extracted and checked. Tests: `ChaosRunIT` (CI tier, 300 payouts, writes"
+                    + " extracted and checked. Tests: `ChaosRunIT` (CI tier, 200 payouts, writes"
                     + " chaos-ci.md) and `ChaosRunLongIT` (2,000 payouts, only with"
                     + " `-Dexperiments.long=true`, writes chaos.md). A seed replays the fault"
                     + " sequence: `-Dexperiments.chaos.seed=<seed>`.")

@@ -24,7 +24,7 @@ import org.awaitility.Awaitility;
  * and replaces them, restarts the lock server and restarts PostgreSQL, each fault an {@code event}.
  * When the faults stop and the backlog has settled, every safety counter of the history checker is
  * 0; the liveness figures are printed, recorded and written to the evidence report. {@link
- * ChaosRunIT} is the CI tier (300 payouts), {@link ChaosRunLongIT} the long tier (2,000, only with
+ * ChaosRunIT} is the CI tier (200 payouts), {@link ChaosRunLongIT} the long tier (2,000, only with
  * {@code -Dexperiments.long=true}). {@code -Dexperiments.chaos.seed=N} replays a fault sequence.
  */
 final class ChaosRun {
@@ -49,7 +49,7 @@ final class ChaosRun {
     }
   }
 
-  static final Tier CI = new Tier("CI", 30, 10, 4, Duration.ofSeconds(60), Duration.ofMinutes(6));
+  static final Tier CI = new Tier("CI", 20, 10, 4, Duration.ofSeconds(40), Duration.ofMinutes(6));
   static final Tier LONG =
       new Tier("long", 100, 20, 4, Duration.ofMinutes(6), Duration.ofMinutes(20));
 
