@@ -69,7 +69,7 @@ class Uc08LockBackendOutageIT {
         EmbeddedPostgresServer lockPostgres = EmbeddedPostgresServer.startDedicated()) {
       PostgresDatabase lockdb = lockPostgres.createDatabase("exp_uc08_lockdb");
       OwnLockServer server =
-          OwnLockServer.start(
+          OwnLockServer.launch(
               "lock-server-uc08",
               run.dir().resolve("logs").resolve("lock-server.log"),
               OwnLockServer.postgres(lockdb.jdbcUrl(), lockdb.username(), lockdb.password()));
@@ -78,9 +78,15 @@ class Uc08LockBackendOutageIT {
         for (int i = 0; i < ACCOUNTS_BEFORE; i++) {
           before.add(run.payout("uc08b", FUNDING, AMOUNT));
         }
+        // The workers boot while the lock server starts and wait at their gates.
         List<Worker> workers = new ArrayList<>();
         for (String id : List.of("w1", "w2", "w3")) {
-          workers.add(run.worker(id).loop().arg(server.workerArg()).start());
+          workers.add(run.worker(id).loop().gated().arg(server.workerArg()).start());
+        }
+        server.awaitHealthy();
+        for (Worker w : workers) {
+          w.awaitReady(Duration.ofMinutes(3));
+          run.openGate(w, "lock server up");
         }
         Awaitility.await("the workers are posting")
             .atMost(Duration.ofMinutes(3))

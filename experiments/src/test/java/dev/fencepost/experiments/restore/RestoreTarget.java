@@ -26,8 +26,11 @@ interface RestoreTarget extends AutoCloseable {
 
   String name();
 
-  /** Starts a lock server on this backend, with D5's floor when {@code floor} is not null. */
-  OwnLockServer start(ExperimentRun run, String phase, Long floor);
+  /**
+   * Launches a lock server on this backend, with D5's floor when {@code floor} is not null; the
+   * caller awaits its health.
+   */
+  OwnLockServer launch(ExperimentRun run, String phase, Long floor);
 
   /** A cold backup (the lock server is stopped). */
   void backup();
@@ -76,14 +79,14 @@ interface RestoreTarget extends AutoCloseable {
     }
 
     @Override
-    public OwnLockServer start(ExperimentRun run, String phase, Long floor) {
+    public OwnLockServer launch(ExperimentRun run, String phase, Long floor) {
       List<String> args =
           new ArrayList<>(
               OwnLockServer.postgres(lockdb.jdbcUrl(), lockdb.username(), lockdb.password()));
       if (floor != null) {
         args.add("--fencepost.lock.postgres.token-floor=" + floor);
       }
-      return OwnLockServer.start(
+      return OwnLockServer.launch(
           "lock-server-" + phase,
           run.dir().resolve("logs").resolve("lock-server-" + phase + ".log"),
           args);
@@ -193,12 +196,12 @@ interface RestoreTarget extends AutoCloseable {
     }
 
     @Override
-    public OwnLockServer start(ExperimentRun run, String phase, Long floor) {
+    public OwnLockServer launch(ExperimentRun run, String phase, Long floor) {
       List<String> args = new ArrayList<>(OwnLockServer.etcd(cluster.endpoints()));
       if (floor != null) {
         args.add("--fencepost.lock.etcd.revision-floor=" + floor);
       }
-      return OwnLockServer.start(
+      return OwnLockServer.launch(
           "lock-server-" + phase,
           run.dir().resolve("logs").resolve("lock-server-" + phase + ".log"),
           args);

@@ -59,6 +59,8 @@ class Uc06ForceRevokeIT {
       JarProcess lockServer = run.stack().lockServer(LockBackend.POSTGRES);
 
       Worker w1 = run.worker("w1").pauseAt(Point.CLAIMED).pauseLandsAfterCheck().start();
+      // The successor boots meanwhile and waits at its gate: JVM starts overlap.
+      Worker w2 = run.worker("w2").loop().gated().start();
       Map<String, String> parked = w1.awaitParked(Duration.ofMinutes(3));
       long parkedToken = Long.parseLong(parked.get("token"));
 
@@ -70,7 +72,8 @@ class Uc06ForceRevokeIT {
       assertThat(revokedToken).isEqualTo(parkedToken);
       assertThat(revoke.body()).contains("\"revokedOwner\":\"w1\"");
 
-      Worker w2 = run.worker("w2").loop().start();
+      w2.awaitReady(Duration.ofMinutes(3));
+      run.openGate(w2, "the account's key is free again");
       run.awaitState(payout, PayoutState.POSTED);
       run.terminate(w2, "the payout is POSTED");
 
