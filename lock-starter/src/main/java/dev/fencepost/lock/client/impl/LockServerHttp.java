@@ -444,6 +444,9 @@ final class LockServerHttp {
    */
   static final class Http11Transport implements ClientHttpRequestFactory {
     private static final int MAX_RESPONSE_BYTES = 1 << 20;
+    // The head as a whole, not only each line: a peer sending header lines without end would grow
+    // the heap until the response timeout, which for an acquire includes the server-side wait.
+    private static final int MAX_HEAD_BYTES = 64 * 1024;
 
     private final ConnectionPool pool;
     private final int connectTimeoutMillis;
@@ -561,14 +564,19 @@ final class LockServerHttp {
           if (parts.length < 2 || !parts[0].startsWith("HTTP/1.")) {
             throw new IOException("not an HTTP/1.x status line: " + statusLine);
           }
-          int status;
-          try {
-            status = Integer.parseInt(parts[1]);
-          } catch (NumberFormatException e) {
-            throw new IOException("not an HTTP status: " + statusLine, e);
+          // Exactly three digits (RFC 9112): "2000" or "-200" would otherwise send the connection
+          // back to the pool and fail only later, unchecked, in HttpStatusCode.
+          if (!parts[1].matches("[1-9][0-9][0-9]")) {
+            throw new IOException("not an HTTP status: " + statusLine);
           }
+          int status = Integer.parseInt(parts[1]);
           HttpHeaders headers = new HttpHeaders();
+          int headBytes = statusLine.length();
           for (String h = line(c, deadline); h != null && !h.isEmpty(); h = line(c, deadline)) {
+            headBytes += h.length() + 2;
+            if (headBytes > MAX_HEAD_BYTES) {
+              throw new IOException("response head over " + MAX_HEAD_BYTES + " bytes");
+            }
             int colon = h.indexOf(':');
             if (colon > 0) {
               headers.add(h.substring(0, colon).trim(), h.substring(colon + 1).trim());
@@ -577,20 +585,17 @@ final class LockServerHttp {
           if (status >= 100 && status < 200) {
             continue; // an interim answer; the real one follows
           }
+          // Any "close" token counts, not only the first ("keep-alive, close" closes).
           boolean keepAlive =
               parts[0].equals("HTTP/1.1")
-                  && !"close"
-                      .equalsIgnoreCase(
-                          headers.getConnection().isEmpty()
-                              ? null
-                              : headers.getConnection().get(0));
+                  && headers.getConnection().stream().noneMatch("close"::equalsIgnoreCase);
           byte[] body;
           if (method == HttpMethod.HEAD || status == 204 || status == 304) {
             body = new byte[0];
           } else if ("chunked".equalsIgnoreCase(headers.getFirst(HttpHeaders.TRANSFER_ENCODING))) {
             body = chunked(c, deadline);
-          } else if (headers.getContentLength() >= 0) {
-            long length = headers.getContentLength();
+          } else if (headers.containsHeader(HttpHeaders.CONTENT_LENGTH)) {
+            long length = contentLength(headers, statusLine);
             if (length > MAX_RESPONSE_BYTES) {
               throw new IOException("response body of " + length + " bytes is too large");
             }
@@ -601,6 +606,19 @@ final class LockServerHttp {
           }
           return new Response(status, parts.length > 2 ? parts[2] : "", headers, body, keepAlive);
         }
+      }
+
+      /**
+       * The declared length; one that is not a non-negative number is a malformed answer like any
+       * other (an I/O failure), not HttpHeaders' unchecked NumberFormatException ("lots") or a read
+       * until the peer closes ("-5").
+       */
+      private static long contentLength(HttpHeaders headers, String statusLine) throws IOException {
+        String value = headers.getFirst(HttpHeaders.CONTENT_LENGTH);
+        if (value == null || !value.matches("[0-9]{1,18}")) {
+          throw new IOException("bad Content-Length " + value + " after " + statusLine);
+        }
+        return Long.parseLong(value);
       }
 
       private byte[] chunked(Connection c, long deadline) throws IOException {
@@ -626,8 +644,10 @@ final class LockServerHttp {
             }
             return body.toByteArray();
           }
-          if (body.size() + size > MAX_RESPONSE_BYTES) {
-            throw new IOException("response body too large");
+          // In long: in int a size near 2^31 after a first chunk overflows past the bound and asks
+          // for a 2 GiB array (OutOfMemoryError in the caller); a negative one is no size at all.
+          if (size < 0 || (long) body.size() + size > MAX_RESPONSE_BYTES) {
+            throw new IOException("bad or too large chunk size: " + sizeLine);
           }
           body.write(exactly(c, size, deadline));
           line(c, deadline);
