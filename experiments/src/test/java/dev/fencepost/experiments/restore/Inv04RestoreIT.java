@@ -30,6 +30,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -201,7 +202,7 @@ class Inv04RestoreIT {
       server.close();
 
       // (b) the documented procedure.
-      long g = guardsHighest(run);
+      long g = guardsHighest(run, accounts);
       long l = target.highestOwnToken();
       long floor = target.floor(g, l);
       run.event(
@@ -285,11 +286,22 @@ class Inv04RestoreIT {
     }
   }
 
-  /** ADR 0003 step 1: G, the highest token any guard holds (paydb fences, proxydb high-waters). */
-  static long guardsHighest(ExperimentRun run) {
+  /**
+   * ADR 0003 step 1: G, the highest token any guard holds (paydb fences, proxydb high-waters) for
+   * the accounts this lock service serves. In production every account's guard belongs to the one
+   * lock service; here proxydb is shared with runs on other lock servers (whose floors put their
+   * tokens past a million), so G is taken over this run's accounts: the same rule, scoped to the
+   * service being restored.
+   */
+  static long guardsHighest(ExperimentRun run, List<AccountId> accounts) {
+    String in = accounts.stream().map(a -> "'" + a.value() + "'").collect(Collectors.joining(","));
     return Math.max(
         max(run.paydb(), "SELECT coalesce(max(fence), 0) FROM account"),
-        max(run.stack().proxydb(), "SELECT coalesce(max(high_water), 0) FROM account_high_water"));
+        max(
+            run.stack().proxydb(),
+            "SELECT coalesce(max(high_water), 0) FROM account_high_water WHERE account_id IN ("
+                + in
+                + ")"));
   }
 
   static long max(PostgresDatabase db, String sql) {
