@@ -474,7 +474,16 @@ public final class ExperimentRun implements AutoCloseable {
     CheckReport report = new Checker().check(history);
     Path timeline = dir.resolve("timeline.svg");
     try {
-      Files.writeString(timeline, Timeline.render(history, title), StandardCharsets.UTF_8);
+      String svg = Timeline.render(history, title);
+      if (svg == null) {
+        // The checker draws nothing for a run with no worker and no movement (a driver-only
+        // mutation run); an empty picture that says so keeps every run's evidence uniform.
+        svg =
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"480\" height=\"40\">"
+                + "<text x=\"8\" y=\"24\" font-family=\"sans-serif\" font-size=\"13\">"
+                + "nothing to draw: no worker and no rail movement in this run</text></svg>";
+      }
+      Files.writeString(timeline, svg, StandardCharsets.UTF_8);
       Files.writeString(dir.resolve("check-report.json"), report.toJson(), StandardCharsets.UTF_8);
       Files.writeString(
           dir.resolve("check-report.md"), report.toMarkdown(title), StandardCharsets.UTF_8);
