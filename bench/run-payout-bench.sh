@@ -153,9 +153,9 @@ verdicts = [
 lines = []
 lines.append("## Payout platform end to end (issue 7)\n")
 lines.append(f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by `bench/run-payout-bench.sh` "
-             f"(ADR 0095 method, ADR 0096 findings), on this 2-core machine shared with other engineers' builds: "
-             "read every number with the load average beside it. The lock server measured is the one in the tree at that "
-             "time (another engineer is optimising its latency).\n")
+             f"(ADR 0095 method, ADR 0096 findings), on a 2-core machine that runs every process of the platform "
+             "(embedded PostgreSQL, lock server, rail stub and proxy, the worker processes) and may be shared with other "
+             "work: read every number with the load average beside it, most of which a shape's own threads cause.\n")
 lines.append("```\nbench/run-payout-bench.sh\n# runs, for each shape:")
 for n in ("zero", "fixed300", "a07"):
     s = runs[n]; ms = m(s)

@@ -65,9 +65,9 @@ public final class Report {
             "Run started %s, wall time %.0f s; %d rounds x %.1f s per (operation, target), targets"
                 + " interleaved within each round; %d-s warm-up per target. Machine: %d cores,"
                 + " Java %s; PostgreSQL %s (embedded; zonky's default synchronous_commit=off means a"
-                + " commit does not wait for its WAL flush, which flatters P1-P4 alike); etcd %s. **Other engineers' test"
-                + " suites shared this 2-core machine during the run**, so absolute numbers are"
-                + " noisy: compare ratios within one run, not across runs. Every process (harness,"
+                + " commit does not wait for its WAL flush, which flatters P1-P4 alike); etcd %s. The machine may"
+                + " be shared with other work: read the absolute numbers with the load average"
+                + " recorded below, and compare ratios within one run, not across runs. Every process (harness,"
                 + " etcd, PostgreSQL, two lock-server JVMs) ran on the same machine over loopback.\n\n",
             o.startedAt(),
             o.wallSeconds(),
