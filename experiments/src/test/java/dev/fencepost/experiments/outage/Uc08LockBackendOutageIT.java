@@ -189,7 +189,9 @@ class Uc08LockBackendOutageIT {
                 + " accounts; once two are POSTED, lockdb's PostgreSQL (a dedicated embedded"
                 + " server, so paydb, proxydb and the rail stay up) is stopped for "
                 + outage.toSeconds()
-                + " s (the CI tier; `-Dexperiments.long=true` runs 60 s with the same code), and "
+                + (Settings.longTier()
+                    ? " s (the long tier; the CI tier runs the same code with a 15 s outage), and "
+                    : " s (the CI tier; `-Dexperiments.long=true` runs 60 s with the same code), and ")
                 + ACCOUNTS_DURING
                 + " more accounts get a payout during the outage. Asserted: the lock service granted"
                 + " nothing while down; every paydb transition inside the window ("
