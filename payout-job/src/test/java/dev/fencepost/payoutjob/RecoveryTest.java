@@ -50,24 +50,7 @@ class RecoveryTest {
   void aSecondWorkerCompletesTheCrashedPayoutWithoutResubmitting(Point point) throws Exception {
     Payout payout =
         platform.accountWithPayouts("crash-" + point.ordinal(), 50_000, 1, 4_200).get(0);
-    ConfigurableApplicationContext doomed =
-        platform.worker(
-            context ->
-                context.registerBean(
-                    "payoutFailpoint",
-                    PayoutFailpoint.class,
-                    () ->
-                        (reached, p) -> {
-                          if (reached == point) {
-                            throw new WorkerDied(point);
-                          }
-                        }));
-    try {
-      assertThatThrownBy(() -> doomed.getBean(PayoutExecutor.class).execute(payout))
-          .isInstanceOf(WorkerDied.class);
-    } finally {
-      doomed.close();
-    }
+    dieAt(point, payout);
     Payout left = platform.reload(payout);
     int sentBefore = platform.movements(payout.id());
     switch (point) {
