@@ -1,6 +1,7 @@
 package dev.fencepost.experiments.chaos;
 
 import dev.fencepost.experiments.harness.ExperimentRun;
+import dev.fencepost.experiments.harness.OwnLockServer;
 import dev.fencepost.experiments.harness.Worker;
 import dev.fencepost.testsupport.generate.Generated;
 import java.time.Duration;
@@ -37,7 +38,7 @@ final class ChaosDriver implements AutoCloseable {
   }
 
   private final ExperimentRun run;
-  private final RestartableLockServer lockServer;
+  private final OwnLockServer lockServer;
   private final Random random;
   private final int workerCount;
   private final List<Fault> menu;
@@ -60,7 +61,7 @@ final class ChaosDriver implements AutoCloseable {
 
   ChaosDriver(
       ExperimentRun run,
-      RestartableLockServer lockServer,
+      OwnLockServer lockServer,
       long seed,
       int workerCount,
       List<Fault> menu,
@@ -158,7 +159,7 @@ final class ChaosDriver implements AutoCloseable {
       case LOCK_SERVER_RESTART -> {
         run.event(null, "RESTART", "chaos: lock server SIGKILLed (pid " + lockServer.pid() + ")");
         lockServer.kill();
-        lockServer.start();
+        lockServer.restart();
         run.event(null, "RESTARTED", "chaos: lock server up again (pid " + lockServer.pid() + ")");
       }
       case POSTGRES_RESTART -> {
@@ -231,7 +232,7 @@ final class ChaosDriver implements AutoCloseable {
       run.stack().postgres().start();
     }
     if (!lockServer.isAlive()) {
-      lockServer.start();
+      lockServer.restart();
     }
     replaceDeadWorkers();
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencepost.experiments.chaos.ChaosDriver.Fault;
 import dev.fencepost.experiments.harness.ExperimentRun;
 import dev.fencepost.experiments.harness.Guards;
+import dev.fencepost.experiments.harness.OwnLockServer;
 import dev.fencepost.experiments.harness.RunResult;
 import dev.fencepost.history.HistoryFiles;
 import java.io.IOException;
@@ -70,9 +71,15 @@ final class ChaosRun {
             + seed;
     try (ExperimentRun run =
             ExperimentRun.start("chaos-" + tier.name().toLowerCase(), title, Guards.ALL_ON);
-        RestartableLockServer lockServer =
-            new RestartableLockServer(
-                run.stack().lockdb(), run.dir().resolve("logs").resolve("lock-server-chaos.log"))) {
+        // Started before the seeding, which does not need it; a chaos restart keeps its port.
+        OwnLockServer lockServer =
+            OwnLockServer.start(
+                "chaos lock server",
+                run.dir().resolve("logs").resolve("lock-server-chaos.log"),
+                OwnLockServer.postgres(
+                    run.stack().lockdb().jdbcUrl(),
+                    run.stack().lockdb().username(),
+                    run.stack().lockdb().password()))) {
       run.event(
           null, "SEED", "chaos seed " + seed + " (replay: -Dexperiments.chaos.seed=" + seed + ")");
       for (int a = 0; a < tier.accounts(); a++) {
@@ -80,7 +87,6 @@ final class ChaosRun {
             "chaos" + a, 2 * AMOUNT * tier.payoutsPerAccount(), tier.payoutsPerAccount(), AMOUNT);
       }
       PaydbProgress progress = new PaydbProgress(run.paydb());
-      lockServer.start();
       setRailAmbiguity(run);
       ChaosDriver driver =
           new ChaosDriver(

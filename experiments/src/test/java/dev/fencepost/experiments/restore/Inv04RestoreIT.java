@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.experiments.harness.ExperimentRun;
 import dev.fencepost.experiments.harness.Guards;
+import dev.fencepost.experiments.harness.OwnLockServer;
 import dev.fencepost.experiments.harness.RunResult;
 import dev.fencepost.experiments.harness.Stack;
 import dev.fencepost.experiments.harness.Worker;

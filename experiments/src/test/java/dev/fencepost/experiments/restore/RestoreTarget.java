@@ -1,6 +1,7 @@
 package dev.fencepost.experiments.restore;
 
 import dev.fencepost.experiments.harness.ExperimentRun;
+import dev.fencepost.experiments.harness.OwnLockServer;
 import dev.fencepost.history.Records;
 import dev.fencepost.testsupport.etcd.EtcdCluster;
 import dev.fencepost.testsupport.etcd.EtcdMember;

@@ -1,12 +1,8 @@
-package dev.fencepost.experiments.restore;
+package dev.fencepost.experiments.harness;
 
-import dev.fencepost.experiments.harness.JarProcess;
-import dev.fencepost.experiments.harness.Settings;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,7 +17,9 @@ import org.awaitility.Awaitility;
 
 /**
  * A lock server process this scenario owns, on a backend this scenario owns, so that it can be
- * stopped around a backup, a restore or an outage without touching the harness's shared one.
+ * stopped around a backup, a restore or an outage, or SIGKILLed and restarted by the chaos run,
+ * without touching the harness's shared one. Its port is fixed for its whole life, so workers keep
+ * its URL across restarts (the shared stack's {@link JarProcess} picks a new one on every start).
  *
  * <p>Its port is chosen before the process starts, so workers can be booted (held at their start
  * gate) while it starts, and a start that fails is retried on the same port: on a loaded two-core
@@ -67,7 +65,7 @@ public final class OwnLockServer implements AutoCloseable {
 
   /** Starts the process and returns at once; {@link #awaitHealthy()} before workers run. */
   public static OwnLockServer launch(String name, Path log, List<String> args) {
-    OwnLockServer server = new OwnLockServer(name, log, List.copyOf(args), freePort());
+    OwnLockServer server = new OwnLockServer(name, log, List.copyOf(args), JarProcess.freePort());
     synchronized (STARTED) {
       STARTED.add(server);
     }
@@ -156,6 +154,33 @@ public final class OwnLockServer implements AutoCloseable {
     return process != null && process.isAlive();
   }
 
+  public synchronized long pid() {
+    return process.pid();
+  }
+
+  /** SIGKILL of this process only (a crashed lock server: its sessions expire by their TTL). */
+  public synchronized void kill() {
+    if (isAlive()) {
+      process.destroyForcibly();
+      try {
+        process.waitFor(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Starts the process again on the same port after it stopped, and waits until it is healthy. */
+  public OwnLockServer restart() {
+    synchronized (this) {
+      if (isAlive()) {
+        throw new IllegalStateException(name + " is still running");
+      }
+      spawn();
+    }
+    return awaitHealthy();
+  }
+
   /** The worker argument that points a payout worker at this server. */
   public String workerArg() {
     return "--fencepost.lock.client.base-url=" + baseUrl();
@@ -184,14 +209,6 @@ public final class OwnLockServer implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-  }
-
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 }
