@@ -1,9 +1,9 @@
 package dev.fencepost.bench;
 
 import com.sun.management.OperatingSystemMXBean;
-import dev.fencepost.testsupport.etcd.EtcdCluster;
-import dev.fencepost.testsupport.postgres.EmbeddedPostgresServer;
-import dev.fencepost.testsupport.postgres.PostgresDatabase;
+import dev.fencepost.launcher.etcd.EtcdCluster;
+import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
+import dev.fencepost.launcher.postgres.PostgresDatabase;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;

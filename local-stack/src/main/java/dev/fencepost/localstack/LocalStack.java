@@ -1,6 +1,9 @@
 package dev.fencepost.localstack;
 
 import dev.fencepost.batch.BatchDefaults;
+import dev.fencepost.launcher.etcd.EtcdCluster;
+import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
+import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.lock.client.impl.DefaultLockClient;
 import dev.fencepost.lock.client.impl.DefaultLockTemplate;
 import dev.fencepost.lock.client.impl.LockClientSettings;
@@ -18,9 +21,6 @@ import dev.fencepost.reconciliation.ReconciliationSettings;
 import dev.fencepost.reconciliation.ReconciliationWindow;
 import dev.fencepost.reconciliation.ResolutionSummary;
 import dev.fencepost.reconciliation.Severity;
-import dev.fencepost.testsupport.etcd.EtcdCluster;
-import dev.fencepost.testsupport.postgres.EmbeddedPostgresServer;
-import dev.fencepost.testsupport.postgres.PostgresDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.File;
 import java.io.IOException;

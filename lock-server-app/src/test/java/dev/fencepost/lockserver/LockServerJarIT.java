@@ -3,9 +3,9 @@ package dev.fencepost.lockserver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencepost.launcher.process.ExecJar;
 import dev.fencepost.lockserver.http.LockServerClient;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
-import dev.fencepost.testsupport.process.ExecJar;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;

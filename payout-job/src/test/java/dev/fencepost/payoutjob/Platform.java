@@ -2,6 +2,8 @@ package dev.fencepost.payoutjob;
 
 import dev.fencepost.batch.BatchDefaults;
 import dev.fencepost.batch.LaunchParameters;
+import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
+import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.payment.AccountId;
 import dev.fencepost.payment.PaydbFixtures;
@@ -10,8 +12,6 @@ import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutId;
 import dev.fencepost.railproxy.RailProxyApplication;
 import dev.fencepost.railstub.RailStubApplication;
-import dev.fencepost.testsupport.postgres.EmbeddedPostgresServer;
-import dev.fencepost.testsupport.postgres.PostgresDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.ServerSocket;
 import java.net.URI;

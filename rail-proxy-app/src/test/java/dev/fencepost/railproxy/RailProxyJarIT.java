@@ -10,8 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
+import dev.fencepost.launcher.process.ExecJar;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
-import dev.fencepost.testsupport.process.ExecJar;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;

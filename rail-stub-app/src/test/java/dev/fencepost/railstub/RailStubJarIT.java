@@ -4,7 +4,7 @@ import static dev.fencepost.railstub.StubHttp.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.fencepost.testsupport.process.ExecJar;
+import dev.fencepost.launcher.process.ExecJar;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;

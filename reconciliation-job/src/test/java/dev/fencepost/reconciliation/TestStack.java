@@ -1,10 +1,10 @@
 package dev.fencepost.reconciliation;
 
+import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
+import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.railproxy.RailProxyApplication;
 import dev.fencepost.railstub.RailStubApplication;
-import dev.fencepost.testsupport.postgres.EmbeddedPostgresServer;
-import dev.fencepost.testsupport.postgres.PostgresDatabase;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.builder.SpringApplicationBuilder;

@@ -1,5 +1,6 @@
 package dev.fencepost.reconciliation;
 
+import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.lock.client.LockTemplate;
 import dev.fencepost.payment.AccountId;
 import dev.fencepost.payment.Actor;
@@ -7,7 +8,6 @@ import dev.fencepost.payment.PaydbFixtures;
 import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutId;
-import dev.fencepost.testsupport.postgres.PostgresDatabase;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package dev.fencepost.experiments.chaos;
 
-import dev.fencepost.testsupport.postgres.PostgresDatabase;
+import dev.fencepost.launcher.postgres.PostgresDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;

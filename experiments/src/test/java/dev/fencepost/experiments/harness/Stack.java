@@ -1,9 +1,9 @@
 package dev.fencepost.experiments.harness;
 
 import dev.fencepost.experiments.harness.Guards.ProxyGuards;
-import dev.fencepost.testsupport.etcd.EtcdCluster;
-import dev.fencepost.testsupport.postgres.EmbeddedPostgresServer;
-import dev.fencepost.testsupport.postgres.PostgresDatabase;
+import dev.fencepost.launcher.etcd.EtcdCluster;
+import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
+import dev.fencepost.launcher.postgres.PostgresDatabase;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

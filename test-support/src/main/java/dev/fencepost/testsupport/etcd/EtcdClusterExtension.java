@@ -1,5 +1,6 @@
 package dev.fencepost.testsupport.etcd;
 
+import dev.fencepost.launcher.etcd.EtcdCluster;
 import java.time.Duration;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;

@@ -2,7 +2,7 @@ package dev.fencepost.lockserver.backend.etcd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencepost.testsupport.etcd.EtcdCluster;
+import dev.fencepost.launcher.etcd.EtcdCluster;
 import io.etcd.jetcd.Client;
 import java.time.Clock;
 import java.time.Duration;

@@ -2,8 +2,8 @@ package dev.fencepost.lockserver.backend.etcd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencepost.launcher.etcd.EtcdMember;
 import dev.fencepost.testsupport.etcd.EtcdClusterExtension;
-import dev.fencepost.testsupport.etcd.EtcdMember;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.List;

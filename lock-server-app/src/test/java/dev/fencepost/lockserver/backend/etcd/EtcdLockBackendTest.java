@@ -3,6 +3,7 @@ package dev.fencepost.lockserver.backend.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencepost.launcher.etcd.EtcdMember;
 import dev.fencepost.lock.LockGrant;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.LockNotAcquiredException;
@@ -11,7 +12,6 @@ import dev.fencepost.lock.SessionInfo;
 import dev.fencepost.lock.SessionNotFoundException;
 import dev.fencepost.lockserver.backend.BackendUnavailableException;
 import dev.fencepost.testsupport.etcd.EtcdClusterExtension;
-import dev.fencepost.testsupport.etcd.EtcdMember;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;

@@ -2,13 +2,13 @@ package dev.fencepost.lockserver.backend.etcd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencepost.launcher.etcd.EtcdMember;
 import dev.fencepost.lock.LockGrant;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.SessionId;
 import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.lockserver.http.LockServerClient;
 import dev.fencepost.testsupport.etcd.EtcdClusterExtension;
-import dev.fencepost.testsupport.etcd.EtcdMember;
 import io.etcd.jetcd.Client;
 import java.nio.file.Path;
 import java.time.Duration;

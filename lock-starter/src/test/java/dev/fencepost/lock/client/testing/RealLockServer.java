@@ -1,13 +1,13 @@
 package dev.fencepost.lock.client.testing;
 
+import dev.fencepost.launcher.etcd.EtcdCluster;
+import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
+import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.client.LockClient;
 import dev.fencepost.lock.client.LockClientMetrics;
 import dev.fencepost.lock.client.impl.DefaultLockClient;
 import dev.fencepost.lockserver.LockServerApplication;
-import dev.fencepost.testsupport.etcd.EtcdCluster;
-import dev.fencepost.testsupport.postgres.EmbeddedPostgresServer;
-import dev.fencepost.testsupport.postgres.PostgresDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;

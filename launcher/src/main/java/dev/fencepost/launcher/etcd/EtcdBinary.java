@@ -1,4 +1,4 @@
-package dev.fencepost.testsupport.etcd;
+package dev.fencepost.launcher.etcd;
 
 import java.io.File;
 import java.nio.file.Files;

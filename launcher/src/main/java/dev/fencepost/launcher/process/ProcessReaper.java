@@ -1,4 +1,4 @@
-package dev.fencepost.testsupport.etcd;
+package dev.fencepost.launcher.process;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Makes every etcd process a test starts die with the test JVM, however the JVM ends.
+ * Makes every process the launcher starts die with the JVM that started it, however the JVM ends.
  *
  * <p>Two mechanisms, because each covers a case the other cannot: a shutdown hook kills every
  * registered process when the JVM exits normally or on SIGTERM (surefire's usual way); a tiny
@@ -16,26 +16,27 @@ import java.util.concurrent.TimeUnit;
  * the watchdog is stopped whenever its member is killed on purpose, so it can never outlive its own
  * etcd process and hit a recycled PID.
  */
-final class ProcessReaper {
+public final class ProcessReaper {
 
   private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
 
   static {
-    Runtime.getRuntime().addShutdownHook(new Thread(ProcessReaper::killAll, "etcd-process-reaper"));
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(ProcessReaper::killAll, "launcher-process-reaper"));
   }
 
   private ProcessReaper() {}
 
-  static void register(Process process) {
+  public static void register(Process process) {
     LIVE.add(process);
   }
 
-  static void forget(Process process) {
+  public static void forget(Process process) {
     LIVE.remove(process);
   }
 
   /** Starts the watchdog for {@code process}; it kills the process if this JVM disappears. */
-  static Process watchdog(Process process) {
+  public static Process watchdog(Process process) {
     long jvm = ProcessHandle.current().pid();
     String script =
         "tail --pid=" + jvm + " -f /dev/null; kill -KILL " + process.pid() + " 2>/dev/null";
@@ -54,7 +55,7 @@ final class ProcessReaper {
   }
 
   /** Stops a watchdog and its {@code tail} child; they are processes this JVM started. */
-  static void stopWatchdog(Process watchdog) {
+  public static void stopWatchdog(Process watchdog) {
     watchdog.descendants().forEach(ProcessHandle::destroyForcibly);
     watchdog.destroyForcibly();
     try {

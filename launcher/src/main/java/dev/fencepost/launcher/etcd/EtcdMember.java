@@ -1,5 +1,6 @@
-package dev.fencepost.testsupport.etcd;
+package dev.fencepost.launcher.etcd;
 
+import dev.fencepost.launcher.process.ProcessReaper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.fencepost.testsupport.postgres;
+package dev.fencepost.launcher.postgres;
 
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;

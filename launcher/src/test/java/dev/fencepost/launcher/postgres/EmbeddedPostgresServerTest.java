@@ -1,4 +1,4 @@
-package dev.fencepost.testsupport.postgres;
+package dev.fencepost.launcher.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,22 +7,19 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 class EmbeddedPostgresServerTest {
 
-  @RegisterExtension
-  static EmbeddedPostgresExtension db = EmbeddedPostgresExtension.withChangelog(null);
-
   @Test
-  void eachTestClassGetsARealPostgresDatabaseOfItsOwn() throws Exception {
+  void eachCreatedDatabaseIsARealPostgresDatabaseOfItsOwn() throws Exception {
+    PostgresDatabase db = EmbeddedPostgresServer.shared().createDatabase("own");
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement();
         ResultSet rs =
             s.executeQuery(
                 "select current_database(), current_setting('server_version_num')::int")) {
       rs.next();
-      assertThat(rs.getString(1)).isEqualTo(db.database().name());
+      assertThat(rs.getString(1)).isEqualTo(db.name());
       assertThat(rs.getInt(2)).isGreaterThanOrEqualTo(160000);
     }
   }

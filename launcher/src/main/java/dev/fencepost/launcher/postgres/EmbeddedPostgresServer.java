@@ -1,4 +1,4 @@
-package dev.fencepost.testsupport.postgres;
+package dev.fencepost.launcher.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -15,12 +15,12 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A real PostgreSQL server on loopback, started from the zonky binaries on the test classpath.
+ * A real PostgreSQL server on loopback, started from the zonky binaries on the class path.
  *
- * <p>{@link #shared()} is one server per test JVM, started once and stopped by a shutdown hook;
- * tests take a fresh database on it through {@link EmbeddedPostgresExtension}. {@link
- * #startDedicated()} is a server of one test's own, which it may {@link #stop()} and {@link
- * #start()} again on the same port and data directory to simulate a database restart or outage.
+ * <p>{@link #shared()} is one server per JVM, started once and stopped by a shutdown hook (tests
+ * take a fresh database on it through test-support's extension). {@link #startDedicated()} is a
+ * server of the caller's own, which it may {@link #stop()} and {@link #start()} again on the same
+ * port and data directory to simulate a database restart or outage.
  */
 public final class EmbeddedPostgresServer implements AutoCloseable {
 
@@ -39,7 +39,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     this.port = port;
   }
 
-  /** The server shared by every test class in this JVM; started on first use. */
+  /** The server shared by every user in this JVM; started on first use. */
   public static synchronized EmbeddedPostgresServer shared() {
     if (shared == null) {
       shared = startDedicated();
@@ -126,6 +126,22 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     return new PostgresDatabase(this, name);
   }
 
+  /**
+   * Sets {@code setting} for every session opened from now on by the server's user ({@code ALTER
+   * ROLE ... SET}): a role setting beats the server's command line.
+   */
+  public void alterRole(String setting, String value) {
+    if (!setting.matches("[a-z_]{1,63}") || !value.matches("[A-Za-z0-9_.]{1,63}")) {
+      throw new IllegalArgumentException("not a setting: " + setting + "=" + value);
+    }
+    try (Connection c = java.sql.DriverManager.getConnection(jdbcUrl("postgres"), USER, PASSWORD);
+        Statement s = c.createStatement()) {
+      s.execute("ALTER ROLE \"" + USER + "\" SET " + setting + " = '" + value + "'");
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not set " + setting, e);
+    }
+  }
+
   /** A small connection pool to {@code database}; the caller closes it. */
   public HikariDataSource pool(String database, int maxSize) {
     HikariConfig config = new HikariConfig();
@@ -137,7 +153,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     config.setConnectionTimeout(10_000);
     // Fail fast at start-up only if the server is really down; a restart test re-connects later.
     config.setInitializationFailTimeout(-1);
-    config.setPoolName("test-" + database);
+    config.setPoolName("embedded-" + database);
     return new HikariDataSource(config);
   }
 

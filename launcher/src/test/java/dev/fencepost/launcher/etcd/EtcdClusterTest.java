@@ -1,4 +1,4 @@
-package dev.fencepost.testsupport.etcd;
+package dev.fencepost.launcher.etcd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.fencepost.testsupport.etcd;
+package dev.fencepost.launcher.etcd;
 
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.maintenance.StatusResponse;
@@ -29,7 +29,8 @@ import java.util.stream.Collectors;
 
 /**
  * A real etcd cluster of one or more members, each a process of Debian's {@code etcd} binary on
- * free loopback ports with its own temporary data directory. For tests only.
+ * free loopback ports with its own temporary data directory: the tests' clusters and the local
+ * platform's etcd.
  *
  * <pre>{@code
  * try (EtcdCluster cluster = EtcdCluster.builder().members(3).start()) {
@@ -53,8 +54,8 @@ import java.util.stream.Collectors;
  *       rejoining does not depose a healthy leader. Production runs it too.
  * </ul>
  *
- * Every process dies with the test JVM (shutdown hook plus a watchdog); {@link #close()} kills the
- * members and deletes their directories.
+ * Every process dies with the JVM that started it (shutdown hook plus a watchdog); {@link #close()}
+ * kills the members and deletes their directories.
  */
 public final class EtcdCluster implements AutoCloseable {
 

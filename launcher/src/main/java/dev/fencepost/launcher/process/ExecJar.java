@@ -1,4 +1,4 @@
-package dev.fencepost.testsupport.process;
+package dev.fencepost.launcher.process;
 
 import java.io.File;
 import java.io.IOException;

@@ -1,0 +1,299 @@
+package dev.fencepost.launcher;
+
+import dev.fencepost.launcher.etcd.EtcdCluster;
+import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
+import dev.fencepost.launcher.postgres.PostgresDatabase;
+import dev.fencepost.launcher.process.JavaProcess;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The whole platform on one machine: an embedded PostgreSQL with lockdb, paydb, proxydb and batchdb
+ * (paydb and batchdb migrated here, once), optionally an etcd member, and the lock server, the rail
+ * stub and the rail proxy each as its own process from its runnable jar on a loopback port; payout
+ * workers are started on demand. The three services start together (their ports are chosen first,
+ * so the proxy knows the stub's URL before either runs) and the platform is returned once all three
+ * answer their health check.
+ *
+ * <pre>{@code
+ * try (LocalPlatform platform = LocalPlatform.builder(workDir).backend(LockBackend.ETCD).start()) {
+ *   JavaProcess worker = platform.startWorker("w1", platform.workerArgs("w1").once());
+ *   worker.awaitExit(Duration.ofMinutes(5));
+ * }
+ * }</pre>
+ */
+public final class LocalPlatform implements AutoCloseable {
+
+  /** Where the lock server keeps its locks. */
+  public enum LockBackend {
+    POSTGRES,
+    ETCD
+  }
+
+  private final Path workDir;
+  private final EmbeddedPostgresServer postgres;
+  private final boolean ownsPostgres;
+  private final PostgresDatabase lockdb;
+  private final PostgresDatabase paydb;
+  private final PostgresDatabase proxydb;
+  private final PostgresDatabase batchdb;
+  private final EtcdCluster etcd;
+  private final JavaProcess lockServer;
+  private final JavaProcess railStub;
+  private final JavaProcess railProxy;
+  private final List<JavaProcess> workers = new CopyOnWriteArrayList<>();
+
+  private LocalPlatform(Builder b) {
+    this.workDir = b.workDir;
+    this.ownsPostgres = b.postgres == null;
+    this.postgres = ownsPostgres ? EmbeddedPostgresServer.startDedicated() : b.postgres;
+    EtcdCluster startedEtcd = null;
+    List<JavaProcess> started = new ArrayList<>();
+    try {
+      if (b.synchronousCommit) {
+        // Embedded PostgreSQL starts with synchronous_commit=off, which lets a commit return
+        // before its WAL is flushed. A role setting beats the command line for every session
+        // opened from now on, so it is set before any service connects.
+        postgres.alterRole("synchronous_commit", "on");
+      }
+      this.lockdb = postgres.createDatabase("lockdb");
+      this.paydb =
+          postgres
+              .createDatabase("paydb")
+              .applyChangelog("db/changelog/paydb/db.changelog-master.yaml");
+      this.proxydb = postgres.createDatabase("proxydb");
+      this.batchdb =
+          postgres
+              .createDatabase("batchdb")
+              .applyChangelog("db/changelog/batchdb/db.changelog-master.yaml");
+      List<String> backendArgs;
+      if (b.backend == LockBackend.ETCD) {
+        startedEtcd = EtcdCluster.builder().members(1).start();
+        backendArgs =
+            List.of(
+                "--fencepost.lock.backend=etcd",
+                "--fencepost.lock.etcd.endpoints=" + startedEtcd.endpoints());
+      } else {
+        backendArgs = postgresArgs(lockdb);
+      }
+      this.etcd = startedEtcd;
+      int stubPort = JavaProcess.freeLoopbackPort();
+      this.railStub =
+          App.RAIL_STUB
+              .process("rail-stub", workDir.resolve("rail-stub.log"))
+              .httpPort(stubPort)
+              .args(b.railStubArgs)
+              .start();
+      started.add(railStub);
+      this.lockServer =
+          App.LOCK_SERVER
+              .process("lock-server", workDir.resolve("lock-server.log"))
+              .httpPort(b.lockPort)
+              .args(backendArgs)
+              .args(b.lockServerArgs)
+              .start();
+      started.add(lockServer);
+      List<String> proxyArgs = new ArrayList<>(postgresArgs(proxydb));
+      proxyArgs.add("--fencepost.rail.base-url=http://127.0.0.1:" + stubPort);
+      proxyArgs.add("--fencepost.rail.timeout=" + b.railTimeout);
+      this.railProxy =
+          App.RAIL_PROXY
+              .process("rail-proxy", workDir.resolve("rail-proxy.log"))
+              .httpPort(0)
+              .args(proxyArgs)
+              .args(b.railProxyArgs)
+              .start();
+      started.add(railProxy);
+      railStub.awaitHealthy(b.startTimeout);
+      lockServer.awaitHealthy(b.startTimeout, 3);
+      railProxy.awaitHealthy(b.startTimeout, 3);
+    } catch (RuntimeException e) {
+      started.forEach(JavaProcess::kill);
+      if (startedEtcd != null) {
+        startedEtcd.close();
+      }
+      if (ownsPostgres) {
+        postgres.close();
+      }
+      throw e;
+    }
+  }
+
+  /** A platform whose logs go to {@code workDir}. */
+  public static Builder builder(Path workDir) {
+    return new Builder(workDir);
+  }
+
+  /** {@code --spring.datasource.*} for an application on {@code database}. */
+  public static List<String> postgresArgs(PostgresDatabase database) {
+    return List.of(
+        "--spring.datasource.url=" + database.jdbcUrl(),
+        "--spring.datasource.username=" + database.username(),
+        "--spring.datasource.password=" + database.password());
+  }
+
+  public Path workDir() {
+    return workDir;
+  }
+
+  public EmbeddedPostgresServer postgres() {
+    return postgres;
+  }
+
+  public PostgresDatabase lockdb() {
+    return lockdb;
+  }
+
+  public PostgresDatabase paydb() {
+    return paydb;
+  }
+
+  public PostgresDatabase proxydb() {
+    return proxydb;
+  }
+
+  public PostgresDatabase batchdb() {
+    return batchdb;
+  }
+
+  /** The etcd the lock server uses, when its backend is etcd. */
+  public Optional<EtcdCluster> etcd() {
+    return Optional.ofNullable(etcd);
+  }
+
+  public JavaProcess lockServer() {
+    return lockServer;
+  }
+
+  public JavaProcess railStub() {
+    return railStub;
+  }
+
+  public JavaProcess railProxy() {
+    return railProxy;
+  }
+
+  public RailStubAdmin railStubAdmin() {
+    return new RailStubAdmin(railStub.baseUrl());
+  }
+
+  /** The arguments of a worker on this platform, to be refined by the caller. */
+  public PayoutWorkerArgs workerArgs(String workerId) {
+    return PayoutWorkerArgs.worker(
+        workerId, lockServer.baseUrl(), railProxy.baseUrl(), paydb, batchdb);
+  }
+
+  /** Starts a payout worker process (the payout job's jar); the platform stops it on close. */
+  public JavaProcess startWorker(String workerId, PayoutWorkerArgs args, List<String> jvmArgs) {
+    JavaProcess worker =
+        App.PAYOUT_JOB
+            .process(workerId, workDir.resolve(workerId + ".log"))
+            .jvmArgs(jvmArgs)
+            .args(args.toArgs())
+            .start();
+    workers.add(worker);
+    return worker;
+  }
+
+  /** Stops the workers, the services, etcd and (when it started it) PostgreSQL. */
+  @Override
+  public void close() {
+    workers.forEach(JavaProcess::close);
+    for (JavaProcess service : List.of(railProxy, lockServer, railStub)) {
+      service.close();
+    }
+    if (etcd != null) {
+      etcd.close();
+    }
+    if (ownsPostgres) {
+      postgres.close();
+    }
+  }
+
+  /** What to start. */
+  public static final class Builder {
+
+    private final Path workDir;
+    private LockBackend backend = LockBackend.POSTGRES;
+    private EmbeddedPostgresServer postgres;
+    private int lockPort;
+    private String railTimeout = "1s";
+    private boolean synchronousCommit;
+    private Duration startTimeout = Duration.ofMinutes(3);
+    private final List<String> lockServerArgs = new ArrayList<>();
+    private final List<String> railStubArgs = new ArrayList<>();
+    private final List<String> railProxyArgs = new ArrayList<>();
+
+    private Builder(Path workDir) {
+      try {
+        this.workDir = Files.createDirectories(workDir);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+
+    public Builder backend(LockBackend backend) {
+      this.backend = backend;
+      return this;
+    }
+
+    /** Use this (shared) server instead of starting a dedicated one; it is not closed. */
+    public Builder postgres(EmbeddedPostgresServer server) {
+      this.postgres = server;
+      return this;
+    }
+
+    /** The lock server's port; 0 (the default) picks a free one. */
+    public Builder lockPort(int port) {
+      this.lockPort = port;
+      return this;
+    }
+
+    /** The proxy's timeout towards the rail, e.g. {@code 1s}: past it an outcome is ambiguous. */
+    public Builder railTimeout(String timeout) {
+      this.railTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Turns PostgreSQL's {@code synchronous_commit} on for the platform's sessions, as production
+     * runs it. Embedded PostgreSQL starts with it off (a commit may then be lost in a crash of the
+     * database server, never reordered); off is the default here only because the local platform
+     * holds synthetic data.
+     */
+    public Builder synchronousCommit(boolean on) {
+      this.synchronousCommit = on;
+      return this;
+    }
+
+    public Builder startTimeout(Duration timeout) {
+      this.startTimeout = timeout;
+      return this;
+    }
+
+    public Builder lockServerArgs(List<String> args) {
+      lockServerArgs.addAll(args);
+      return this;
+    }
+
+    public Builder railStubArgs(List<String> args) {
+      railStubArgs.addAll(args);
+      return this;
+    }
+
+    public Builder railProxyArgs(List<String> args) {
+      railProxyArgs.addAll(args);
+      return this;
+    }
+
+    /** Starts everything and returns once the three services are healthy. */
+    public LocalPlatform start() {
+      return new LocalPlatform(this);
+    }
+  }
+}

@@ -1,0 +1,108 @@
+package dev.fencepost.launcher;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The rail stub's admin side: its fault plan and its record of every movement it made (the ground
+ * truth a duplicate is counted from). Only the stub has it; a real rail has neither.
+ */
+public final class RailStubAdmin {
+
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private final String baseUrl;
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  public RailStubAdmin(String baseUrl) {
+    this.baseUrl = baseUrl;
+  }
+
+  /**
+   * Replaces the fault plan: no fault by rate, no lookup lag, and {@code modes} by client reference
+   * (DECLINE, TIMEOUT_BEFORE_SETTLE, TIMEOUT_AFTER_SETTLE, ...); other payments settle.
+   */
+  public void faults(Map<String, String> modesByClientReference) {
+    Map<String, Object> plan = new LinkedHashMap<>();
+    plan.put("rates", Map.of());
+    plan.put("overrides", modesByClientReference);
+    plan.put("lookupLagMillis", 0);
+    HttpResponse<String> response =
+        send(
+            HttpRequest.newBuilder(URI.create(baseUrl + "/rail/admin/faults"))
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(plan)))
+                .build());
+    if (response.statusCode() != 200) {
+      throw new IllegalStateException("fault plan refused: " + response.body());
+    }
+  }
+
+  /** Back to the fault plan the stub started with. */
+  public void resetFaults() {
+    send(HttpRequest.newBuilder(URI.create(baseUrl + "/rail/admin/faults")).DELETE().build());
+  }
+
+  /** Movements made for {@code clientReference} (more than one is a duplicate payment). */
+  public int movementsOf(String clientReference) {
+    return JSON.readTree(
+            get(
+                "/rail/admin/movements?clientReference="
+                    + java.net.URLEncoder.encode(
+                        clientReference, java.nio.charset.StandardCharsets.UTF_8)))
+        .path("count")
+        .asInt();
+  }
+
+  /** Every movement so far, by client reference: how many times each was paid. */
+  public Map<String, Integer> movementsByClientReference() {
+    Map<String, Integer> counts = new LinkedHashMap<>();
+    for (JsonNode movement : JSON.readTree(get("/rail/admin/movements")).path("movements")) {
+      counts.merge(movement.path("clientReference").asString(), 1, Integer::sum);
+    }
+    return counts;
+  }
+
+  /** Movements beyond the first for each client reference: money paid twice. Must be 0. */
+  public long duplicates() {
+    return movementsByClientReference().values().stream()
+        .filter(n -> n > 1)
+        .mapToLong(n -> n - 1L)
+        .sum();
+  }
+
+  /** Every movement so far. */
+  public long movements() {
+    return movementsByClientReference().values().stream().mapToLong(Integer::longValue).sum();
+  }
+
+  private String get(String path) {
+    HttpResponse<String> response =
+        send(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET().build());
+    if (response.statusCode() != 200) {
+      throw new IllegalStateException("GET " + path + " answered " + response.statusCode());
+    }
+    return response.body();
+  }
+
+  private HttpResponse<String> send(HttpRequest request) {
+    try {
+      return http.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
