@@ -95,7 +95,7 @@ public final class Extractors {
           }
           // Every audited non-fixture action committed behind the account fence (D7): an accepted
           // write of the paydb guard. Rejected attempts roll back and leave no row here.
-          if (token != null && !"FIXTURE".equals(role)) {
+          if (token != null && !"FIXTURE".equals(role) && !"INTAKE".equals(role)) {
             out.add(
                 new GuardDecision(
                     "paydb",

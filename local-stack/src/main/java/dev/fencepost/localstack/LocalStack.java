@@ -10,8 +10,8 @@ import dev.fencepost.lock.client.impl.LockClientSettings;
 import dev.fencepost.lock.client.impl.MicrometerLockClientMetrics;
 import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.payment.AccountId;
-import dev.fencepost.payment.LedgerAssertions;
-import dev.fencepost.payment.PaydbFixtures;
+import dev.fencepost.payment.LedgerAudit;
+import dev.fencepost.payment.PayoutIntake;
 import dev.fencepost.payoutjob.PayoutJobApplication;
 import dev.fencepost.railproxy.RailProxyApplication;
 import dev.fencepost.railstub.RailStubApplication;
@@ -224,7 +224,7 @@ public final class LocalStack implements AutoCloseable {
 
   /** Seeds {@code options.payouts()} PENDING payouts over {@code options.accounts()} accounts. */
   public void seed() {
-    PaydbFixtures fixtures = new PaydbFixtures(paydb.dataSource(), "local-stack");
+    PayoutIntake fixtures = new PayoutIntake(paydb.dataSource(), "local-stack");
     Random random = new Random(42);
     int accounts = options.accounts();
     long[] amounts = new long[options.payouts()];
@@ -563,7 +563,7 @@ public final class LocalStack implements AutoCloseable {
       perReference.merge(String.valueOf(movement.get("clientReference")), 1, Integer::sum);
     }
     long duplicates = perReference.values().stream().filter(n -> n > 1).mapToLong(n -> n - 1).sum();
-    LedgerAssertions.Report ledger = new LedgerAssertions(paydb.dataSource()).check(10);
+    LedgerAudit.Report ledger = new LedgerAudit(paydb.dataSource()).check(10);
     long fencedAtProxy =
         JdbcClient.create(proxydb.dataSource())
             .sql("SELECT count(*) FROM submission_rejection WHERE reason = 'FENCED'")

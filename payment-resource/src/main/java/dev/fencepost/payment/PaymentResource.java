@@ -50,7 +50,7 @@ public final class PaymentResource {
   private final PayoutEngine engine;
   private final Payouts payouts;
   private final Accounts accounts;
-  private final LedgerAssertions ledgerAssertions;
+  private final LedgerAudit ledgerAudit;
 
   /** Production settings: fencing enforced, EUR. */
   public PaymentResource(DataSource dataSource, MeterRegistry meterRegistry) {
@@ -78,7 +78,7 @@ public final class PaymentResource {
             new Ledger(jdbc, signals),
             new AuditLog(jdbc),
             signals);
-    this.ledgerAssertions = new LedgerAssertions(dataSource);
+    this.ledgerAudit = new LedgerAudit(dataSource);
     signals.fencingMode(options.fencingMode());
   }
 
@@ -212,8 +212,8 @@ public final class PaymentResource {
   }
 
   /** The INV-03 checks over the whole ledger or one account. */
-  public LedgerAssertions ledgerAssertions() {
-    return ledgerAssertions;
+  public LedgerAudit ledgerAudit() {
+    return ledgerAudit;
   }
 
   // ---- the one path every event takes -----------------------------------------------------------

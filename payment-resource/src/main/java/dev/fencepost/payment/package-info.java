@@ -11,9 +11,9 @@
  *       job needs to pick and recover work.
  *   <li>{@link dev.fencepost.payment.PayoutTransitions}: the payout state machine of spec 02
  *       section 2.3 as one explicit, total table (FR-22). Anything not in it is refused.
- *   <li>{@link dev.fencepost.payment.LedgerAssertions}: the INV-03 checks the reconciler runs.
- *   <li>{@link dev.fencepost.payment.PaydbFixtures}: synthetic accounts, funding (D9) and pending
- *       payouts, standing in for the upstream systems that are out of scope.
+ *   <li>{@link dev.fencepost.payment.LedgerAudit}: the INV-03 checks the reconciler runs.
+ *   <li>{@link dev.fencepost.payment.PayoutIntake}: customer accounts, their funding and PENDING
+ *       payouts as upstream systems hand them in; the one writer without a token (ADR 0036).
  * </ul>
  *
  * <p>The guard itself is one SQL statement in {@code impl.AccountFence}: the account's fence is

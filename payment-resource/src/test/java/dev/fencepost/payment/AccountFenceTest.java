@@ -35,7 +35,7 @@ class AccountFenceTest {
   void setUp() {
     meters = new SimpleMeterRegistry();
     resource = new PaymentResource(db.dataSource(), meters);
-    scenarios = new Scenarios(resource, new PaydbFixtures(db.dataSource(), "fence"));
+    scenarios = new Scenarios(resource, new PayoutIntake(db.dataSource(), "fence"));
     paydb = new Paydb(db.dataSource());
   }
 

@@ -32,13 +32,13 @@ class BadInputTest {
   static Payout ambiguous;
 
   PaymentResource resource;
-  PaydbFixtures fixtures;
+  PayoutIntake intake;
   Paydb paydb;
 
   @BeforeAll
   static void arrange() {
     PaymentResource resource = new PaymentResource(db.dataSource(), new SimpleMeterRegistry());
-    Scenarios scenarios = new Scenarios(resource, new PaydbFixtures(db.dataSource(), "bad"));
+    Scenarios scenarios = new Scenarios(resource, new PayoutIntake(db.dataSource(), "bad"));
     pending = scenarios.payoutIn(PayoutState.PENDING);
     submitted = scenarios.payoutIn(PayoutState.RAIL_SUBMITTED);
     ambiguous = scenarios.payoutIn(PayoutState.RAIL_AMBIGUOUS);
@@ -47,7 +47,7 @@ class BadInputTest {
   @BeforeEach
   void setUp() {
     resource = new PaymentResource(db.dataSource(), new SimpleMeterRegistry());
-    fixtures = new PaydbFixtures(db.dataSource(), "bad");
+    intake = new PayoutIntake(db.dataSource(), "bad");
     paydb = new Paydb(db.dataSource());
   }
 
@@ -135,11 +135,11 @@ class BadInputTest {
   void anUnknownAccountIsRefused() {
     AccountId unknown = AccountId.of("nobody");
     refusedWithoutChange(() -> resource.account(unknown), isCode("ACCOUNT_NOT_FOUND"));
-    refusedWithoutChange(() -> fixtures.fund(unknown, 10), isCode("ACCOUNT_NOT_FOUND"));
+    refusedWithoutChange(() -> intake.fund(unknown, 10), isCode("ACCOUNT_NOT_FOUND"));
     refusedWithoutChange(
-        () -> fixtures.createPendingPayout(unknown, 10, "EUR", "b"), isCode("ACCOUNT_NOT_FOUND"));
+        () -> intake.createPendingPayout(unknown, 10, "EUR", "b"), isCode("ACCOUNT_NOT_FOUND"));
     refusedWithoutChange(
-        () -> resource.ledgerAssertions().driftOf(unknown), isCode("ACCOUNT_NOT_FOUND"));
+        () -> resource.ledgerAudit().driftOf(unknown), isCode("ACCOUNT_NOT_FOUND"));
   }
 
   @Test
@@ -161,17 +161,16 @@ class BadInputTest {
           0, -1, Long.MIN_VALUE, PaymentResourceOptions.MAX_AMOUNT_MINOR + 1, Long.MAX_VALUE
         }) {
       refusedWithoutChange(
-          () -> fixtures.createPendingPayout(account, amount, "EUR", "b"),
-          isCode("INVALID_AMOUNT"));
-      refusedWithoutChange(() -> fixtures.fund(account, amount), isCode("INVALID_AMOUNT"));
+          () -> intake.createPendingPayout(account, amount, "EUR", "b"), isCode("INVALID_AMOUNT"));
+      refusedWithoutChange(() -> intake.fund(account, amount), isCode("INVALID_AMOUNT"));
     }
     refusedWithoutChange(
-        () -> fixtures.createAccount(AccountId.of("neg-funding"), -1), isCode("INVALID_AMOUNT"));
+        () -> intake.createAccount(AccountId.of("neg-funding"), -1), isCode("INVALID_AMOUNT"));
   }
 
   @Test
   void anAmountThatWouldOverflowABalanceIsRefused() {
-    AccountId rich = new Scenarios(resource, fixtures).account(0);
+    AccountId rich = new Scenarios(resource, intake).account(0);
     // Arrange an absurd balance directly; the funding below must not wrap it around.
     paydb
         .jdbc()
@@ -181,7 +180,7 @@ class BadInputTest {
         .update();
 
     refusedWithoutChange(
-        () -> fixtures.fund(rich, PaymentResourceOptions.MAX_AMOUNT_MINOR),
+        () -> intake.fund(rich, PaymentResourceOptions.MAX_AMOUNT_MINOR),
         e ->
             assertThat(e)
                 .isInstanceOf(InvalidAmountException.class)
@@ -192,7 +191,7 @@ class BadInputTest {
   void aCurrencyOtherThanTheDeploymentsIsRefused() {
     for (String currency : new String[] {"USD", "eur", "", null}) {
       refusedWithoutChange(
-          () -> fixtures.createPendingPayout(pending.accountId(), 10, currency, "b"),
+          () -> intake.createPendingPayout(pending.accountId(), 10, currency, "b"),
           isCode("CURRENCY_MISMATCH"));
     }
     assertThatThrownBy(() -> PaymentResourceOptions.defaults().withCurrency("EURO"))
@@ -211,7 +210,7 @@ class BadInputTest {
   void aBeneficiaryReferenceMustBeSyntheticAndWellFormed() {
     for (String reference : new String[] {null, "", "Jane Doe", "x".repeat(129)}) {
       refusedWithoutChange(
-          () -> fixtures.createPendingPayout(pending.accountId(), 10, "EUR", reference),
+          () -> intake.createPendingPayout(pending.accountId(), 10, "EUR", reference),
           isCode("INVALID_REQUEST"));
     }
   }
@@ -219,20 +218,20 @@ class BadInputTest {
   @Test
   void systemAccountsNeitherOwnPayoutsNorGetFundedNorCreated() {
     refusedWithoutChange(
-        () -> fixtures.createPendingPayout(AccountId.PAYOUT_CLEARING, 10, "EUR", "b"),
+        () -> intake.createPendingPayout(AccountId.PAYOUT_CLEARING, 10, "EUR", "b"),
         isCode("INVALID_REQUEST"));
     refusedWithoutChange(
-        () -> fixtures.fund(AccountId.FUNDING_SOURCE, 10), isCode("INVALID_REQUEST"));
+        () -> intake.fund(AccountId.FUNDING_SOURCE, 10), isCode("INVALID_REQUEST"));
     refusedWithoutChange(
-        () -> fixtures.createAccount(AccountId.PAYOUT_CLEARING, 0), isCode("INVALID_REQUEST"));
+        () -> intake.createAccount(AccountId.PAYOUT_CLEARING, 0), isCode("INVALID_REQUEST"));
   }
 
   @Test
   void idsAreNeverReused() {
     refusedWithoutChange(
-        () -> fixtures.createAccount(pending.accountId(), 0), isCode("ALREADY_EXISTS"));
+        () -> intake.createAccount(pending.accountId(), 0), isCode("ALREADY_EXISTS"));
     refusedWithoutChange(
-        () -> fixtures.createPendingPayout(pending.id(), pending.accountId(), 10, "EUR", "b"),
+        () -> intake.createPendingPayout(pending.id(), pending.accountId(), 10, "EUR", "b"),
         isCode("ALREADY_EXISTS"));
   }
 
@@ -243,8 +242,7 @@ class BadInputTest {
       refusedWithoutChange(() -> resource.inFlight(limit), isCode("INVALID_REQUEST"));
       refusedWithoutChange(
           () -> resource.inState(PayoutState.PENDING, limit), isCode("INVALID_REQUEST"));
-      refusedWithoutChange(
-          () -> resource.ledgerAssertions().check(limit), isCode("INVALID_REQUEST"));
+      refusedWithoutChange(() -> resource.ledgerAudit().check(limit), isCode("INVALID_REQUEST"));
     }
   }
 

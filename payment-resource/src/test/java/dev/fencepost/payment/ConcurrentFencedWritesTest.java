@@ -87,7 +87,7 @@ class ConcurrentFencedWritesTest {
     PaymentResource resource =
         new PaymentResource(
             db.dataSource(), meters, PaymentResourceOptions.defaults().withFencingMode(mode));
-    Scenarios scenarios = new Scenarios(resource, new PaydbFixtures(db.dataSource(), "conc"));
+    Scenarios scenarios = new Scenarios(resource, new PayoutIntake(db.dataSource(), "conc"));
     Paydb paydb = new Paydb(db.dataSource());
     AccountId account = scenarios.account(FUNDING);
     List<PayoutId> payouts = new ArrayList<>();
@@ -190,7 +190,7 @@ class ConcurrentFencedWritesTest {
   }
 
   private static void assertLedgerBalances(AccountId account) {
-    LedgerAssertions ledger = new LedgerAssertions(db.dataSource());
+    LedgerAudit ledger = new LedgerAudit(db.dataSource());
     assertThat(ledger.check(10).clean()).isTrue();
     assertThat(ledger.driftOf(account)).isEmpty();
     Paydb paydb = new Paydb(db.dataSource());

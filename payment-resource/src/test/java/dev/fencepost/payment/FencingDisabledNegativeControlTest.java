@@ -111,18 +111,18 @@ class FencingDisabledNegativeControlTest {
     assertThat(paydb.balance(unfencedAccount)).isEqualTo(3_000 - 2 * 2_500);
     // The ledger still balances: fencing, not double entry, is what prevents this (INV-01 vs
     // INV-03).
-    assertThat(unfenced.ledgerAssertions().driftOf(unfencedAccount)).isEmpty();
+    assertThat(unfenced.ledgerAudit().driftOf(unfencedAccount)).isEmpty();
   }
 
   private PayoutId claimedByW1ThenTakenOverByW2(PaymentResource resource) {
-    Scenarios scenarios = new Scenarios(resource, new PaydbFixtures(db.dataSource(), "neg"));
+    Scenarios scenarios = new Scenarios(resource, new PayoutIntake(db.dataSource(), "neg"));
     Payout payout = scenarios.payoutIn(PayoutState.CLAIMED);
     resource.reclaim(payout.id(), T2, W2);
     return payout.id();
   }
 
   private AccountId accountWithTwoPayouts(PaymentResource resource) {
-    Scenarios scenarios = new Scenarios(resource, new PaydbFixtures(db.dataSource(), "neg"));
+    Scenarios scenarios = new Scenarios(resource, new PayoutIntake(db.dataSource(), "neg"));
     AccountId account = scenarios.account(3_000);
     scenarios.pending(account, 2_500);
     scenarios.pending(account, 2_500);

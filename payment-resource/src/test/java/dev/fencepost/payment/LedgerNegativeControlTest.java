@@ -18,7 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * NFR-07 for INV-03: the ledger is broken on purpose, behind the library's back, and the checks
  * must notice. The in-transaction assertion refuses to post onto a corrupted account and rolls
- * back; {@link LedgerAssertions} reports drift, an unbalanced group (with the database's own guard
+ * back; {@link LedgerAudit} reports drift, an unbalanced group (with the database's own guard
  * switched off to let one in) and a payout whose state disagrees with the ledger.
  */
 class LedgerNegativeControlTest {
@@ -37,7 +37,7 @@ class LedgerNegativeControlTest {
   void setUp() {
     meters = new SimpleMeterRegistry();
     resource = new PaymentResource(db.dataSource(), meters);
-    scenarios = new Scenarios(resource, new PaydbFixtures(db.dataSource(), "ledger-neg"));
+    scenarios = new Scenarios(resource, new PayoutIntake(db.dataSource(), "ledger-neg"));
     paydb = new Paydb(db.dataSource());
   }
 
@@ -71,25 +71,25 @@ class LedgerNegativeControlTest {
   }
 
   @Test
-  void ledgerAssertionsReportAnAccountWhoseBalanceDriftedFromItsEntries() {
+  void ledgerAuditReportAnAccountWhoseBalanceDriftedFromItsEntries() {
     AccountId account = scenarios.account(5_000);
-    assertThat(resource.ledgerAssertions().driftOf(account)).isEmpty();
+    assertThat(resource.ledgerAudit().driftOf(account)).isEmpty();
 
     corruptBalance(account, -3);
 
-    assertThat(resource.ledgerAssertions().driftOf(account))
+    assertThat(resource.ledgerAudit().driftOf(account))
         .hasValueSatisfying(
             d -> {
               assertThat(d.balanceMinor()).isEqualTo(4_997);
               assertThat(d.ledgerSum()).isEqualTo(5_000);
             });
-    LedgerAssertions.Report report = resource.ledgerAssertions().check(1_000);
+    LedgerAudit.Report report = resource.ledgerAudit().check(1_000);
     assertThat(report.clean()).isFalse();
     assertThat(report.balanceDrifts()).extracting(d -> d.accountId()).contains(account);
   }
 
   @Test
-  void ledgerAssertionsReportAnUnbalancedGroupThatGotPastADisabledDatabaseGuard() {
+  void ledgerAuditReportAnUnbalancedGroupThatGotPastADisabledDatabaseGuard() {
     AccountId account = scenarios.account(1_000);
     UUID group = UUID.randomUUID();
     // Negative control of the deferred trigger as well: with it off, the unbalanced group commits.
@@ -108,7 +108,7 @@ class LedgerNegativeControlTest {
             + "ALTER TABLE ledger_entry ENABLE TRIGGER ledger_entry_group_balances;"
             + "ALTER TABLE ledger_group ENABLE TRIGGER ledger_group_balances;");
 
-    LedgerAssertions.Report report = resource.ledgerAssertions().check(1_000);
+    LedgerAudit.Report report = resource.ledgerAudit().check(1_000);
 
     assertThat(report.clean()).isFalse();
     assertThat(report.unbalancedGroups())
@@ -124,13 +124,13 @@ class LedgerNegativeControlTest {
   }
 
   @Test
-  void ledgerAssertionsReportAPostedPayoutWithoutAPostingGroup() {
+  void ledgerAuditReportAPostedPayoutWithoutAPostingGroup() {
     Payout acked = scenarios.payoutIn(PayoutState.RAIL_ACKED);
     // A "cleanup" that marks the payout POSTED without posting: the state lies about the ledger.
     execute(
         "UPDATE payout SET state = 'POSTED', finished_at = now() WHERE id = '" + acked.id() + "'");
 
-    LedgerAssertions.Report report = resource.ledgerAssertions().check(1_000);
+    LedgerAudit.Report report = resource.ledgerAudit().check(1_000);
 
     assertThat(report.postingMismatches())
         .filteredOn(m -> m.payoutId().equals(acked.id()))

@@ -27,7 +27,7 @@ class LedgerTest {
   @BeforeEach
   void setUp() {
     resource = new PaymentResource(db.dataSource(), new SimpleMeterRegistry());
-    scenarios = new Scenarios(resource, new PaydbFixtures(db.dataSource(), "ledger"));
+    scenarios = new Scenarios(resource, new PayoutIntake(db.dataSource(), "ledger"));
     paydb = new Paydb(db.dataSource());
   }
 
@@ -80,8 +80,8 @@ class LedgerTest {
     assertThat(paydb.balance(acked.accountId())).isEqualTo(Scenarios.FUNDING - Scenarios.AMOUNT);
     assertThat(paydb.balance(AccountId.PAYOUT_CLEARING))
         .isEqualTo(clearingBefore + Scenarios.AMOUNT);
-    assertThat(resource.ledgerAssertions().driftOf(acked.accountId())).isEmpty();
-    assertThat(resource.ledgerAssertions().check(10).clean()).isTrue();
+    assertThat(resource.ledgerAudit().driftOf(acked.accountId())).isEmpty();
+    assertThat(resource.ledgerAudit().check(10).clean()).isTrue();
   }
 
   @Test
@@ -122,8 +122,8 @@ class LedgerTest {
 
     assertThat(paydb.balance(account)).isEqualTo(7_000);
     assertThat(paydb.balance(AccountId.FUNDING_SOURCE)).isEqualTo(sourceBefore - 7_000);
-    assertThat(resource.ledgerAssertions().globalSum()).isEqualTo(BigInteger.ZERO);
-    assertThat(resource.ledgerAssertions().check(10).clean()).isTrue();
+    assertThat(resource.ledgerAudit().globalSum()).isEqualTo(BigInteger.ZERO);
+    assertThat(resource.ledgerAudit().check(10).clean()).isTrue();
   }
 
   @Test
@@ -137,6 +137,6 @@ class LedgerTest {
     assertThat(posted.state()).isEqualTo(PayoutState.POSTED);
     assertThat(paydb.balance(ambiguous.accountId()))
         .isEqualTo(Scenarios.FUNDING - Scenarios.AMOUNT);
-    assertThat(resource.ledgerAssertions().check(10).clean()).isTrue();
+    assertThat(resource.ledgerAudit().check(10).clean()).isTrue();
   }
 }

@@ -35,7 +35,7 @@ class ListedTransitionsTest {
   void setUp() {
     meters = new SimpleMeterRegistry();
     resource = new PaymentResource(db.dataSource(), meters);
-    scenarios = new Scenarios(resource, new PaydbFixtures(db.dataSource(), "listed"));
+    scenarios = new Scenarios(resource, new PayoutIntake(db.dataSource(), "listed"));
     paydb = new Paydb(db.dataSource());
   }
 

@@ -29,7 +29,7 @@ class MetricsCardinalityTest {
   void noMeterIsTaggedWithAnUnboundedIdentifier() {
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     PaymentResource resource = new PaymentResource(db.dataSource(), meters);
-    Scenarios scenarios = new Scenarios(resource, new PaydbFixtures(db.dataSource(), "metrics"));
+    Scenarios scenarios = new Scenarios(resource, new PayoutIntake(db.dataSource(), "metrics"));
     Set<String> identifiers = new HashSet<>();
 
     Payout posted = scenarios.payoutIn(PayoutState.POSTED);

@@ -31,7 +31,7 @@ class PaydbSchemaTest {
   static void arrange() {
     paydb = new Paydb(db.dataSource());
     PaymentResource resource = new PaymentResource(db.dataSource(), new SimpleMeterRegistry());
-    Scenarios scenarios = new Scenarios(resource, new PaydbFixtures(db.dataSource(), "schema"));
+    Scenarios scenarios = new Scenarios(resource, new PayoutIntake(db.dataSource(), "schema"));
     account = scenarios.account(Scenarios.FUNDING);
     posted = scenarios.payoutIn(PayoutState.POSTED, account);
   }
@@ -193,7 +193,7 @@ class PaydbSchemaTest {
   }
 
   private static Payout otherPendingPayout() {
-    return new PaydbFixtures(db.dataSource(), "schema")
+    return new PayoutIntake(db.dataSource(), "schema")
         .createPendingPayout(account, 10, "EUR", "other");
   }
 

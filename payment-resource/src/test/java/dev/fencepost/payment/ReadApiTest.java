@@ -15,7 +15,7 @@ class ReadApiTest {
   @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();
 
   static PaymentResource resource;
-  static PaydbFixtures fixtures;
+  static PayoutIntake intake;
   static AccountId idle;
   static AccountId busy;
   static AccountId ambiguousAccount;
@@ -27,8 +27,8 @@ class ReadApiTest {
   @BeforeAll
   static void arrange() {
     resource = new PaymentResource(db.dataSource(), new SimpleMeterRegistry());
-    fixtures = new PaydbFixtures(db.dataSource(), "reads");
-    Scenarios scenarios = new Scenarios(resource, fixtures);
+    intake = new PayoutIntake(db.dataSource(), "reads");
+    Scenarios scenarios = new Scenarios(resource, intake);
     idle = scenarios.account(Scenarios.FUNDING);
     busy = scenarios.account(Scenarios.FUNDING);
     ambiguousAccount = scenarios.account(Scenarios.FUNDING);

@@ -18,22 +18,22 @@ final class Scenarios {
   private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
   private final PaymentResource resource;
-  private final PaydbFixtures fixtures;
+  private final PayoutIntake intake;
 
-  Scenarios(PaymentResource resource, PaydbFixtures fixtures) {
+  Scenarios(PaymentResource resource, PayoutIntake intake) {
     this.resource = resource;
-    this.fixtures = fixtures;
+    this.intake = intake;
   }
 
   /** A fresh customer account with {@code funding} minor units. */
   AccountId account(long funding) {
     AccountId id = AccountId.of("acc-" + SEQUENCE.incrementAndGet());
-    fixtures.createAccount(id, funding);
+    intake.createAccount(id, funding);
     return id;
   }
 
   Payout pending(AccountId account, long amount) {
-    return fixtures.createPendingPayout(account, amount, "EUR", "bene-" + SEQUENCE.get());
+    return intake.createPendingPayout(account, amount, "EUR", "bene-" + SEQUENCE.get());
   }
 
   /**

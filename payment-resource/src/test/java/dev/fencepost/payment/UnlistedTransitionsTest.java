@@ -45,7 +45,7 @@ class UnlistedTransitionsTest {
   static void setUp() {
     meters = new SimpleMeterRegistry();
     resource = new PaymentResource(db.dataSource(), meters);
-    scenarios = new Scenarios(resource, new PaydbFixtures(db.dataSource(), "unlisted"));
+    scenarios = new Scenarios(resource, new PayoutIntake(db.dataSource(), "unlisted"));
     paydb = new Paydb(db.dataSource());
   }
 

@@ -109,6 +109,6 @@ class ConcurrentJobInstancesTest {
     assertThat(platform.reload(payouts.get(150)).state()).isEqualTo(PayoutState.FAILED);
     assertThat(posted).isGreaterThanOrEqualTo(200 - 3 * 10);
     assertThat(platform.payments.accountsWithConcurrentInFlight(100)).isEmpty();
-    assertThat(platform.payments.ledgerAssertions().check(100).clean()).isTrue();
+    assertThat(platform.payments.ledgerAudit().check(100).clean()).isTrue();
   }
 }

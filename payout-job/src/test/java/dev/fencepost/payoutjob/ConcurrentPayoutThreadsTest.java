@@ -116,6 +116,6 @@ class ConcurrentPayoutThreadsTest {
         .as("payout threads that claimed")
         .isGreaterThan(2);
     assertThat(platform.payments.accountsWithConcurrentInFlight(100)).isEmpty();
-    assertThat(platform.payments.ledgerAssertions().check(100).clean()).isTrue();
+    assertThat(platform.payments.ledgerAudit().check(100).clean()).isTrue();
   }
 }

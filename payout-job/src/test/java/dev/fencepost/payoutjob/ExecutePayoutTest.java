@@ -57,7 +57,7 @@ class ExecutePayoutTest {
       assertThat(platform.submissions(payout.id())).isEqualTo(1);
     }
     assertThat(platform.payments.account(account).balanceMinor()).isEqualTo(10_000 - 3 * 1_500);
-    assertThat(platform.payments.ledgerAssertions().driftOf(account)).isEmpty();
+    assertThat(platform.payments.ledgerAudit().driftOf(account)).isEmpty();
     assertThat(run.getExitStatus().getExitDescription()).contains("POSTED=");
   }
 

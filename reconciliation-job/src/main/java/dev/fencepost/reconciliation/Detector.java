@@ -1,7 +1,7 @@
 package dev.fencepost.reconciliation;
 
 import dev.fencepost.payment.AccountId;
-import dev.fencepost.payment.LedgerAssertions;
+import dev.fencepost.payment.LedgerAudit;
 import dev.fencepost.payment.PaymentResource;
 import java.time.Duration;
 import java.time.Instant;
@@ -236,9 +236,9 @@ public class Detector {
 
   /** INV-03 through payment-resource's own assertions (balances, groups, global sum, D9). */
   private void ledger(Collector out) {
-    LedgerAssertions.Report report = paydb.ledgerAssertions().check(settings.maxFindingsPerClass());
+    LedgerAudit.Report report = paydb.ledgerAudit().check(settings.maxFindingsPerClass());
     long count = report.balanceDriftCount() + report.unbalancedGroupCount();
-    for (LedgerAssertions.BalanceDrift drift : report.balanceDrifts()) {
+    for (LedgerAudit.BalanceDrift drift : report.balanceDrifts()) {
       out.findings.add(
           new Finding(
               Discrepancy.LEDGER_IMBALANCE,
@@ -250,7 +250,7 @@ public class Detector {
                   + " but ledger entries sum to "
                   + drift.ledgerSum()));
     }
-    for (LedgerAssertions.UnbalancedGroup group : report.unbalancedGroups()) {
+    for (LedgerAudit.UnbalancedGroup group : report.unbalancedGroups()) {
       out.findings.add(
           new Finding(
               Discrepancy.LEDGER_IMBALANCE,

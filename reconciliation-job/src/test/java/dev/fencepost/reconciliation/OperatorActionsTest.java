@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencepost.payment.AccountId;
-import dev.fencepost.payment.PaydbFixtures;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
+import dev.fencepost.payment.testkit.PaydbFixtures;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;

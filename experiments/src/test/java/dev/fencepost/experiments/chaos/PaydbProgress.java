@@ -89,7 +89,7 @@ final class PaydbProgress {
         ResultSet rs =
             s.executeQuery(
                 "SELECT occurred_at FROM audit_event WHERE to_state IS NOT NULL"
-                    + " AND actor_role <> 'FIXTURE' ORDER BY occurred_at")) {
+                    + " AND actor_role NOT IN ('FIXTURE', 'INTAKE') ORDER BY occurred_at")) {
       Instant previous = null;
       while (rs.next()) {
         Instant at = rs.getObject(1, java.time.OffsetDateTime.class).toInstant();

@@ -12,7 +12,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 public final class AuditLog {
 
   /** The role fixture loading acts under; the only one allowed to act without a token. */
-  public static final String FIXTURE_ROLE = "FIXTURE";
+  public static final String INTAKE_ROLE = "INTAKE";
 
   private final JdbcClient jdbc;
 

@@ -15,9 +15,9 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * equals the sum of its entries; otherwise it throws and everything rolls back.
  *
  * <p>The database checks the group again at COMMIT (a deferred constraint trigger), and {@link
- * dev.fencepost.payment.LedgerAssertions} checks every group and every account for the reconciler.
- * The clearing and funding-source balances are not re-summed here: they have an entry per movement
- * of every account, so summing them per posting would grow without bound; the reconciler does it.
+ * dev.fencepost.payment.LedgerAudit} checks every group and every account for the reconciler. The
+ * clearing and funding-source balances are not re-summed here: they have an entry per movement of
+ * every account, so summing them per posting would grow without bound; the reconciler does it.
  */
 public final class Ledger {
 

@@ -12,25 +12,25 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** D9 fixture loading: synthetic accounts, balanced funding, PENDING payouts, all audited. */
-class FixturesTest {
+class PayoutIntakeTest {
 
   @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();
   @RegisterExtension CapturedEvents events = new CapturedEvents();
 
   PaymentResource resource;
-  PaydbFixtures fixtures;
+  PayoutIntake intake;
   Paydb paydb;
 
   @BeforeEach
   void setUp() {
     resource = new PaymentResource(db.dataSource(), new SimpleMeterRegistry());
-    fixtures = new PaydbFixtures(db.dataSource(), "seed-loader");
+    intake = new PayoutIntake(db.dataSource(), "seed-loader");
     paydb = new Paydb(db.dataSource());
   }
 
   @Test
   void aFundedAccountStartsWithABalancedFundingGroupAndAnAuditTrail() {
-    AccountView account = fixtures.createAccount(AccountId.of("acc-funded"), 12_345);
+    AccountView account = intake.createAccount(AccountId.of("acc-funded"), 12_345);
 
     assertThat(account.kind()).isEqualTo(AccountView.Kind.CUSTOMER);
     assertThat(account.currency()).isEqualTo("EUR");
@@ -41,7 +41,7 @@ class FixturesTest {
                 .jdbc()
                 .sql(
                     "SELECT action FROM audit_event WHERE account_id = 'acc-funded'"
-                        + " AND actor_role = 'FIXTURE' AND actor_id = 'seed-loader' ORDER BY id")
+                        + " AND actor_role = 'INTAKE' AND actor_id = 'seed-loader' ORDER BY id")
                 .query(String.class)
                 .list())
         .containsExactly("ACCOUNT_CREATED", "ACCOUNT_FUNDED");
@@ -49,23 +49,23 @@ class FixturesTest {
     assertThat(events.named("account.funded"))
         .singleElement()
         .satisfies(e -> assertThat(e.get("amountMinor")).isEqualTo(12_345L));
-    assertThat(resource.ledgerAssertions().check(10).clean()).isTrue();
+    assertThat(resource.ledgerAudit().check(10).clean()).isTrue();
   }
 
   @Test
   void anUnfundedAccountHasNoLedgerEntries() {
     long entries = paydb.count("ledger_entry");
-    assertThat(fixtures.createAccount(AccountId.of("acc-empty"), 0).balanceMinor()).isZero();
+    assertThat(intake.createAccount(AccountId.of("acc-empty"), 0).balanceMinor()).isZero();
     assertThat(paydb.count("ledger_entry")).isEqualTo(entries);
   }
 
   @Test
   void aPendingPayoutGetsItsClientReferenceFromItsIdAndIsAudited() {
-    fixtures.createAccount(AccountId.of("acc-payouts"), 1_000);
+    intake.createAccount(AccountId.of("acc-payouts"), 1_000);
     PayoutId id = PayoutId.parse("00000000-0000-4000-8000-000000000abc");
 
     Payout payout =
-        fixtures.createPendingPayout(id, AccountId.of("acc-payouts"), 250, "EUR", "bene:42");
+        intake.createPendingPayout(id, AccountId.of("acc-payouts"), 250, "EUR", "bene:42");
 
     assertThat(payout.state()).isEqualTo(PayoutState.PENDING);
     assertThat(payout.clientReference()).isEqualTo("fp-00000000000040008000000000000abc");
@@ -83,33 +83,33 @@ class FixturesTest {
   @Test
   void fundingIsRefusedWhileAPayoutIsInFlightAndAllowedAgainOnceItEnded() {
     AccountId account = AccountId.of("acc-busy");
-    fixtures.createAccount(account, 1_000);
-    Payout payout = fixtures.createPendingPayout(account, 100, "EUR", "b");
+    intake.createAccount(account, 1_000);
+    Payout payout = intake.createPendingPayout(account, 100, "EUR", "b");
     // PENDING is not in flight: funding before anyone claims is fine.
-    assertThat(fixtures.fund(account, 1).balanceMinor()).isEqualTo(1_001);
+    assertThat(intake.fund(account, 1).balanceMinor()).isEqualTo(1_001);
 
     resource.claim(payout.id(), FencingToken.of(5), Actor.worker("w"));
     var before = paydb.snapshot();
 
-    assertThatThrownBy(() -> fixtures.fund(account, 1))
+    assertThatThrownBy(() -> intake.fund(account, 1))
         .isInstanceOf(AccountBusyException.class)
         .hasMessageContaining("1 payout(s) in flight");
     assertThat(paydb.snapshot()).isEqualTo(before);
 
     resource.markSubmitted(payout.id(), FencingToken.of(5), Actor.worker("w"));
     resource.recordRailDeclined(payout.id(), FencingToken.of(5), Actor.worker("w"), "AC04");
-    assertThat(fixtures.fund(account, 1).balanceMinor()).isEqualTo(1_002);
+    assertThat(intake.fund(account, 1).balanceMinor()).isEqualTo(1_002);
   }
 
   @Test
-  void fixturesNeverTouchTheFence() {
+  void intakeNeverTouchesTheFence() {
     AccountId account = AccountId.of("acc-fence");
-    fixtures.createAccount(account, 1_000);
-    Payout first = fixtures.createPendingPayout(account, 10, "EUR", "b");
+    intake.createAccount(account, 1_000);
+    Payout first = intake.createPendingPayout(account, 10, "EUR", "b");
     resource.cancel(first.id(), FencingToken.of(77), Actor.operator("op"), "test");
 
-    fixtures.fund(account, 5);
-    fixtures.createPendingPayout(account, 10, "EUR", "b");
+    intake.fund(account, 5);
+    intake.createPendingPayout(account, 10, "EUR", "b");
 
     assertThat(paydb.fence(account)).isEqualTo(77L);
     assertThat(paydb.balance(account)).isEqualTo(1_005L);

@@ -16,17 +16,20 @@ import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * Synthetic data for tests, the local platform and experiments (NFR-12): customer accounts, their
- * funding, and PENDING payouts. It stands in for upstream systems that are out of scope (payout
- * creation, deposits; spec 01 section 1.3), which is why it takes no fencing token.
+ * The platform's entry point for what upstream systems hand it: customer accounts, their funding,
+ * and new PENDING payouts. Creating payouts and taking deposits are other systems' business; this
+ * is where their results arrive, and the local platform, the experiments and the tests use it to
+ * load synthetic data (NFR-12).
  *
- * <p>Funding is the one balance change outside the fence, and it is kept harmless: it is a balanced
- * group from funding-source (D9, so the whole ledger still sums to zero), it only adds money, and
- * it is refused with {@link AccountBusyException} while the account has a payout in flight, so it
- * never interleaves with a holder's critical section
- * (docs/decisions/0033-fixtures-outside-the-fence.md). Never expose it in a production path.
+ * <p>It is the one writer of paydb that takes no fencing token, and it is kept harmless by
+ * construction (docs/decisions/0036-intake-is-the-untokened-entry-point.md): funding is a balanced
+ * group from funding-source (the whole ledger still sums to zero), it only adds money, and it is
+ * refused with {@link AccountBusyException} while the account has a payout in flight, decided under
+ * the account's row lock, so it never interleaves with a holder's critical section. A new PENDING
+ * payout changes nothing a holder relies on. Every action is audited with role INTAKE and the
+ * caller's identity.
  */
-public final class PaydbFixtures {
+public final class PayoutIntake {
 
   private static final Pattern BENEFICIARY = Pattern.compile("[A-Za-z0-9:._-]{1,128}");
 
@@ -40,14 +43,14 @@ public final class PaydbFixtures {
   private final PaymentSignals signals;
 
   /** Defaults (EUR), metrics discarded. */
-  public PaydbFixtures(DataSource dataSource, String loader) {
+  public PayoutIntake(DataSource dataSource, String loader) {
     this(dataSource, new SimpleMeterRegistry(), PaymentResourceOptions.defaults(), loader);
   }
 
   /**
-   * @param loader who loads the data, recorded in the audit trail with role FIXTURE
+   * @param loader who hands the data in, recorded in the audit trail with role INTAKE
    */
-  public PaydbFixtures(
+  public PayoutIntake(
       DataSource dataSource,
       MeterRegistry meterRegistry,
       PaymentResourceOptions options,
@@ -86,7 +89,7 @@ public final class PaydbFixtures {
                   throw new AlreadyExistsException("account " + account + " already exists");
                 }
                 audit.record(
-                    AuditLog.FIXTURE_ROLE,
+                    AuditLog.INTAKE_ROLE,
                     loader,
                     null,
                     account,
@@ -110,7 +113,7 @@ public final class PaydbFixtures {
   }
 
   /**
-   * Adds {@code amountMinor} to a customer account by a balanced funding group (D9).
+   * Adds {@code amountMinor} to a customer account by a balanced funding group from funding-source.
    *
    * @throws AccountBusyException when the account has a payout in flight
    */
@@ -179,7 +182,7 @@ public final class PaydbFixtures {
                   throw new AlreadyExistsException("payout " + id + " already exists");
                 }
                 audit.record(
-                    AuditLog.FIXTURE_ROLE,
+                    AuditLog.INTAKE_ROLE,
                     loader,
                     null,
                     account,
@@ -197,7 +200,7 @@ public final class PaydbFixtures {
   private void fundLocked(AccountId account, long amountMinor) {
     ledger.fund(account, amountMinor, loader);
     audit.record(
-        AuditLog.FIXTURE_ROLE,
+        AuditLog.INTAKE_ROLE,
         loader,
         null,
         account,

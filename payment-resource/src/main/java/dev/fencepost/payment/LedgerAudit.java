@@ -18,7 +18,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * <p>Sums are computed in SQL as {@code numeric}, so a corrupted ledger is reported, never
  * overflowed. Each check returns at most {@code limit} samples (1..1000) and an exact count.
  */
-public final class LedgerAssertions {
+public final class LedgerAudit {
 
   /** A ledger group that does not sum to zero or has fewer than two legs. */
   public record UnbalancedGroup(UUID groupId, BigInteger sum, long legs) {}
@@ -78,7 +78,7 @@ public final class LedgerAssertions {
 
   private final JdbcClient jdbc;
 
-  public LedgerAssertions(DataSource dataSource) {
+  public LedgerAudit(DataSource dataSource) {
     this.jdbc = JdbcClient.create(dataSource);
   }
 
