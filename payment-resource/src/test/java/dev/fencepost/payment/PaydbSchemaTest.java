@@ -50,6 +50,26 @@ class PaydbSchemaTest {
   }
 
   @Test
+  void onlyIntakeMayWriteAnAuditRowWithoutAToken() {
+    String row =
+        "INSERT INTO audit_event (actor_role, actor_id, account_id, action)"
+            + " VALUES ('%s', 'schema-test', '"
+            + account.value()
+            + "', 'ACCOUNT_FUNDED')";
+    for (String role : new String[] {"WORKER", "RECONCILER", "OPERATOR"}) {
+      assertRefused(row.formatted(role), "audit_event_token_unless_intake");
+    }
+    assertRefused(row.formatted("ANYONE"), "audit_event_actor_role_check");
+    long before = auditRows();
+    paydb.jdbc().sql(row.formatted("INTAKE")).update();
+    assertThat(auditRows()).isEqualTo(before + 1);
+  }
+
+  private static long auditRows() {
+    return paydb.jdbc().sql("SELECT count(*) FROM audit_event").query(Long.class).single();
+  }
+
+  @Test
   void clientReferenceIsDerivedFromThePayoutIdAndCannotBeWritten() {
     assertThat(posted.clientReference()).isEqualTo(posted.id().clientReference());
     assertThat(posted.clientReference()).matches("fp-[0-9a-f]{32}");
