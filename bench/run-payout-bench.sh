@@ -129,7 +129,7 @@ if os.path.isdir(jfr):
     for f in sorted(os.listdir(jfr)):
         p = f"{jfr}/{f}"
         n, rows = cpu(p)
-        what = "worker process" if f.startswith("worker") else "lock server + rail stub + rail proxy JVM"
+        what = "worker process" if f.startswith("worker") else f"{f[:-4]} process"
         profile.append(f"- `{f}` ({what}), CPU samples by what our code was doing ({n} samples): " + "; ".join(rows) + ".")
         if f.startswith("worker"):
             total, rows = waits(p, "payout-")

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * The whole platform on one machine: an embedded PostgreSQL with lockdb, paydb, proxydb and batchdb
@@ -52,6 +53,7 @@ public final class LocalPlatform implements AutoCloseable {
     this.workDir = b.workDir;
     this.ownsPostgres = b.postgres == null;
     this.postgres = ownsPostgres ? EmbeddedPostgresServer.startDedicated() : b.postgres;
+    b.onReady.accept("PostgreSQL");
     EtcdCluster startedEtcd = null;
     List<JavaProcess> started = new ArrayList<>();
     try {
@@ -71,9 +73,11 @@ public final class LocalPlatform implements AutoCloseable {
           postgres
               .createDatabase("batchdb")
               .applyChangelog("db/changelog/batchdb/db.changelog-master.yaml");
+      b.onReady.accept("databases");
       List<String> backendArgs;
       if (b.backend == LockBackend.ETCD) {
         startedEtcd = EtcdCluster.builder().members(1).start();
+        b.onReady.accept("etcd");
         backendArgs =
             List.of(
                 "--fencepost.lock.backend=etcd",
@@ -86,6 +90,7 @@ public final class LocalPlatform implements AutoCloseable {
       this.railStub =
           App.RAIL_STUB
               .process("rail-stub", workDir.resolve("rail-stub.log"))
+              .jvmArgs(b.jfrArgs("rail-stub"))
               .httpPort(stubPort)
               .args(b.railStubArgs)
               .start();
@@ -93,6 +98,7 @@ public final class LocalPlatform implements AutoCloseable {
       this.lockServer =
           App.LOCK_SERVER
               .process("lock-server", workDir.resolve("lock-server.log"))
+              .jvmArgs(b.jfrArgs("lock-server"))
               .httpPort(b.lockPort)
               .args(backendArgs)
               .args(b.lockServerArgs)
@@ -104,14 +110,18 @@ public final class LocalPlatform implements AutoCloseable {
       this.railProxy =
           App.RAIL_PROXY
               .process("rail-proxy", workDir.resolve("rail-proxy.log"))
+              .jvmArgs(b.jfrArgs("rail-proxy"))
               .httpPort(0)
               .args(proxyArgs)
               .args(b.railProxyArgs)
               .start();
       started.add(railProxy);
       railStub.awaitHealthy(b.startTimeout);
+      b.onReady.accept("rail stub");
       lockServer.awaitHealthy(b.startTimeout, 3);
+      b.onReady.accept("lock server");
       railProxy.awaitHealthy(b.startTimeout, 3);
+      b.onReady.accept("rail proxy");
     } catch (RuntimeException e) {
       started.forEach(JavaProcess::kill);
       if (startedEtcd != null) {
@@ -188,12 +198,22 @@ public final class LocalPlatform implements AutoCloseable {
         workerId, lockServer.baseUrl(), railProxy.baseUrl(), paydb, batchdb);
   }
 
-  /** Starts a payout worker process (the payout job's jar); the platform stops it on close. */
-  public JavaProcess startWorker(String workerId, PayoutWorkerArgs args, List<String> jvmArgs) {
+  /**
+   * Starts a payout worker process (the payout job's jar) with lean JVM flags; the platform stops
+   * it on close.
+   */
+  public JavaProcess startWorker(String workerId, PayoutWorkerArgs args) {
+    return startWorker(workerId, args, JavaProcess.LEAN_JVM, "256m");
+  }
+
+  /** The same with these JVM flags and heap instead (a long-running, many-threaded worker). */
+  public JavaProcess startWorker(
+      String workerId, PayoutWorkerArgs args, List<String> jvmArgs, String heap) {
     JavaProcess worker =
-        App.PAYOUT_JOB
-            .process(workerId, workDir.resolve(workerId + ".log"))
+        JavaProcess.jar(workerId, App.PAYOUT_JOB.jar())
             .jvmArgs(jvmArgs)
+            .heap(heap)
+            .log(workDir.resolve(workerId + ".log"))
             .args(args.toArgs())
             .start();
     workers.add(worker);
@@ -225,6 +245,8 @@ public final class LocalPlatform implements AutoCloseable {
     private String railTimeout = "1s";
     private boolean synchronousCommit;
     private Duration startTimeout = Duration.ofMinutes(3);
+    private Consumer<String> onReady = part -> {};
+    private Path jfrDir;
     private final List<String> lockServerArgs = new ArrayList<>();
     private final List<String> railStubArgs = new ArrayList<>();
     private final List<String> railProxyArgs = new ArrayList<>();
@@ -276,6 +298,21 @@ public final class LocalPlatform implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Records a JFR profile of each service into {@code dir} ({@code <service>.jfr}, written when
+     * the service stops).
+     */
+    public Builder jfr(Path dir) {
+      this.jfrDir = dir;
+      return this;
+    }
+
+    /** Told the name of each part as it becomes ready (for a progress display). */
+    public Builder onReady(Consumer<String> listener) {
+      this.onReady = listener;
+      return this;
+    }
+
     public Builder lockServerArgs(List<String> args) {
       lockServerArgs.addAll(args);
       return this;
@@ -289,6 +326,20 @@ public final class LocalPlatform implements AutoCloseable {
     public Builder railProxyArgs(List<String> args) {
       railProxyArgs.addAll(args);
       return this;
+    }
+
+    private List<String> jfrArgs(String service) {
+      if (jfrDir == null) {
+        return List.of();
+      }
+      try {
+        Files.createDirectories(jfrDir);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      return List.of(
+          "-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
+              + jfrDir.resolve(service + ".jfr"));
     }
 
     /** Starts everything and returns once the three services are healthy. */

@@ -2,102 +2,196 @@ package dev.fencepost.localstack;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The README's run command, small: 60 payouts over 12 accounts, two worker processes racing. The
- * summary is read from the stores: no duplicate movement (INV-02), the ledger balances (INV-03),
- * every POSTED payout moved money once, and nothing actionable is left.
+ * {@code ./fencepost run} as a person uses it, small: 60 payouts over 12 accounts, two worker
+ * processes of two payout threads racing, synchronous commits on. The console stays quiet (banner,
+ * one line per phase, the summary; no framework log line), every log is in the printed directory,
+ * and the summary read from the stores shows no duplicate movement (INV-02), a balanced ledger
+ * (INV-03), every POSTED payout moved money, and nothing left half-done.
  */
 class LocalStackTest {
 
+  @TempDir Path dir;
+
   @Test
-  void aSmallLocalRunEndsWithNoDuplicateAndABalancedLedger() throws Exception {
-    // Two payout threads per process and synchronous commits: the benchmark's options, small.
-    LocalStack.Options options =
-        new LocalStack.Options(
-            60,
-            12,
-            2,
-            "postgres",
-            false,
-            (Path) null,
-            0,
-            false,
-            0.005,
-            2,
-            "0ms",
-            true,
-            null,
-            100,
-            null,
-            0);
-    try (LocalStack stack = LocalStack.start(options)) {
-      stack.seed();
+  void aSmallRunPrintsOnlyItsPhasesAndASummaryWithNoDuplicateAndABalancedLedger() throws Exception {
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    LocalStack command = new LocalStack();
+    command.out = new PrintStream(console, true, StandardCharsets.UTF_8);
+    Path json = dir.resolve("summary.json");
 
-      LocalStack.Summary summary = stack.runWorkers();
+    int exit =
+        new CommandLine(command)
+            .execute(
+                "--payouts",
+                "60",
+                "--accounts",
+                "12",
+                "--workers",
+                "2",
+                "--concurrency",
+                "2",
+                "--synchronous-commit",
+                "on",
+                "--lock-port",
+                "0",
+                "--summary-json",
+                json.toString());
 
-      assertThat(summary.duplicates()).isZero();
-      assertThat(summary.ledgerBalanced()).isTrue();
-      assertThat(summary.healthy()).isTrue();
-      assertThat(summary.posted()).isPositive();
-      assertThat(summary.railMovements()).isGreaterThanOrEqualTo(summary.posted());
-      assertThat(summary.states().get("CLAIMED")).isZero();
-      assertThat(summary.states().get("RAIL_SUBMITTED")).isZero();
-      assertThat(summary.states().get("RAIL_ACKED")).isZero();
-      assertThat(stack.actionable()).isZero();
-      assertThat(summary.text()).contains("duplicates").contains("ledger balanced");
-      assertThat(summary.json()).contains("\"duplicates\" : 0");
-      LocalStack.Measures measures = summary.measures();
-      assertThat(measures.workers()).isEqualTo(4);
-      assertThat(measures.durability()).contains("synchronous_commit=on");
-      assertThat(measures.attempts().get("POSTED")).isEqualTo(summary.posted());
-      assertThat(measures.attemptMaxMillis()).isGreaterThanOrEqualTo(measures.attemptP50Millis());
-      assertThat(summary.text()).contains("2 process(es) x 2 thread(s)");
-
-      LocalStack.Reconciliation reconciliation = stack.reconcile();
-      assertThat(reconciliation.pages()).isZero();
-      assertThat(reconciliation.counts()).containsKey("DUPLICATE_SUBMISSION");
-      assertThat(summary.with(reconciliation).text()).contains("reconciliation");
+    String printed = console.toString(StandardCharsets.UTF_8);
+    assertThat(exit).as(printed).isZero();
+    assertThat(printed)
+        .contains("Starting", "Seeding", "Paying out", "Reconciling")
+        .contains("duplicates", "ledger balanced", "reconciliation")
+        .doesNotContainIgnoringCase("liquibase")
+        .doesNotContainIgnoringCase("hikari")
+        .doesNotContain("\"@timestamp\"");
+    assertThat(printed.lines().count()).isLessThan(45);
+    Path logs =
+        Path.of(
+            printed
+                .lines()
+                .filter(l -> l.startsWith("  logs: "))
+                .findFirst()
+                .orElseThrow()
+                .substring("  logs: ".length()));
+    try (var files = Files.list(logs)) {
+      assertThat(files.map(f -> f.getFileName().toString()).toList())
+          .contains(
+              "fencepost-run.log",
+              "lock-server.log",
+              "rail-proxy.log",
+              "rail-stub.log",
+              "reconciliation-1.log")
+          .anyMatch(name -> name.startsWith("worker-1-0"));
     }
+
+    JsonNode summary = JsonMapper.builder().build().readTree(Files.readString(json));
+    assertThat(summary.path("duplicates").asLong()).isZero();
+    assertThat(summary.path("ledgerBalanced").asBoolean()).isTrue();
+    assertThat(summary.path("posted").asLong()).isPositive();
+    assertThat(summary.path("railMovements").asLong())
+        .isGreaterThanOrEqualTo(summary.path("posted").asLong());
+    for (String inFlight : List.of("CLAIMED", "RAIL_SUBMITTED", "RAIL_ACKED")) {
+      assertThat(summary.path("states").path(inFlight).asLong()).as(inFlight).isZero();
+    }
+    JsonNode measures = summary.path("measures");
+    assertThat(measures.path("workers").asInt()).isEqualTo(4);
+    assertThat(measures.path("durability").asString()).contains("synchronous_commit=on");
+    assertThat(measures.path("attempts").path("POSTED").asLong())
+        .isEqualTo(summary.path("posted").asLong());
+    assertThat(summary.path("reconciliation").path("pages").asLong()).isZero();
+    assertThat(summary.path("reconciliation").path("counts").has("DUPLICATE_SUBMISSION")).isTrue();
   }
 
   @Test
-  void theBenchmarkOptionsParseAndKeepTheLocalPlatformsDefaults() {
-    LocalStack.Options bench =
-        LocalStack.Options.parse(
-            new String[] {
-              "--workers",
-              "2",
-              "--concurrency",
-              "16",
-              "--rail-latency",
-              "a07",
-              "--synchronous-commit=on",
-              "--page-size",
-              "1000",
-              "--jfr",
-              "/tmp/jfr"
-            });
-    assertThat(bench.concurrency()).isEqualTo(16);
-    assertThat(bench.railLatencyDistribution()).isEqualTo("LOGNORMAL");
-    assertThat(bench.synchronousCommit()).isTrue();
-    assertThat(bench.pageSize()).isEqualTo(1000);
-    assertThat(bench.jfrDir()).isEqualTo(Path.of("/tmp/jfr"));
-    assertThat(bench.railTimeout()).isEqualTo("10s");
-    LocalStack.Options bounded =
-        LocalStack.Options.parse(
-            new String[] {"--rail-timeout", "10s", "--worker-deadline", "240"});
-    assertThat(bounded.railTimeout()).isEqualTo("10s");
-    assertThat(bounded.workerDeadlineSeconds()).isEqualTo(240);
-    LocalStack.Options fixed = LocalStack.Options.parse(new String[] {"--rail-latency", "300ms"});
-    assertThat(fixed.railLatencyDistribution()).isEqualTo("FIXED");
-    assertThat(fixed.railLatencyFixed()).isEqualTo("300ms");
-    LocalStack.Options plain = LocalStack.Options.parse(new String[] {});
+  void withoutOptionsTheLocalPlatformsDefaultsApply() {
+    RunOptions plain = parse();
+    assertThat(plain.payouts()).isEqualTo(1_000);
+    assertThat(plain.accounts()).isEqualTo(100);
+    assertThat(plain.workers()).isEqualTo(4);
+    assertThat(plain.backend()).isEqualTo("postgres");
+    assertThat(plain.lockPort()).isEqualTo(8081);
     assertThat(plain.concurrency()).isEqualTo(1);
     assertThat(plain.synchronousCommit()).isFalse();
     assertThat(plain.railLatency()).isEqualTo("0ms");
     assertThat(plain.railTimeout()).isEqualTo("1s");
+    assertThat(plain.verbose()).isFalse();
+  }
+
+  @Test
+  void theBenchmarkOptionsParse() {
+    RunOptions bench =
+        parse(
+            "--workers",
+            "2",
+            "--concurrency",
+            "16",
+            "--rail-latency",
+            "a07",
+            "--synchronous-commit=on",
+            "--page-size",
+            "1000",
+            "--jfr",
+            "/tmp/jfr",
+            "--worker-deadline",
+            "240",
+            "--backend",
+            "etcd",
+            "-v");
+    assertThat(bench.concurrency()).isEqualTo(16);
+    assertThat(bench.railLatencyDistribution()).isEqualTo("LOGNORMAL");
+    assertThat(bench.railTimeout()).isEqualTo("10s");
+    assertThat(bench.synchronousCommit()).isTrue();
+    assertThat(bench.pageSize()).isEqualTo(1000);
+    assertThat(bench.jfrDir()).isEqualTo(Path.of("/tmp/jfr"));
+    assertThat(bench.workerDeadlineSeconds()).isEqualTo(240);
+    assertThat(bench.backend()).isEqualTo("etcd");
+    assertThat(bench.verbose()).isTrue();
+    RunOptions fixed = parse("--rail-latency", "300ms", "--rail-timeout", "2s");
+    assertThat(fixed.railLatencyDistribution()).isEqualTo("FIXED");
+    assertThat(fixed.railLatencyFixed()).isEqualTo("300ms");
+    assertThat(fixed.railTimeout()).isEqualTo("2s");
+  }
+
+  /** Each kind of bad command line: exit code 2, a message naming the problem, nothing started. */
+  @Test
+  void aBadCommandLineIsAUsageErrorThatStartsNothing() {
+    Map<List<String>, String> cases =
+        Map.of(
+            List.of("--payouts", "5", "--accounts", "10"), "payouts >= accounts",
+            List.of("--workers", "0"), "--workers",
+            List.of("--backend", "zookeeper"), "--backend is postgres or etcd",
+            List.of("--rail-latency", "fast"), "--rail-latency",
+            List.of("--synchronous-commit", "maybe"), "--synchronous-commit",
+            List.of("--payouts", "many"), "'many' is not an int",
+            List.of("--no-such-option"), "Unknown option",
+            List.of("--ambiguity", "2"), "--ambiguity",
+            List.of("--rail-timeout", "1 minute"), "--rail-timeout",
+            List.of("--lock-port", "70000"), "--lock-port");
+    cases.forEach(
+        (args, message) -> {
+          StringWriter err = new StringWriter();
+          ByteArrayOutputStream out = new ByteArrayOutputStream();
+          LocalStack command = new LocalStack();
+          command.out = new PrintStream(out, true, StandardCharsets.UTF_8);
+          int exit =
+              new CommandLine(command)
+                  .setErr(new PrintWriter(err))
+                  .execute(args.toArray(String[]::new));
+          assertThat(exit).as("%s", args).isEqualTo(2);
+          assertThat(err.toString()).as("%s", args).contains(message).contains("Usage:");
+          assertThat(out.toString(StandardCharsets.UTF_8)).as("%s", args).isEmpty();
+        });
+  }
+
+  @Test
+  void helpDescribesEveryOption() {
+    StringWriter help = new StringWriter();
+    int exit = new CommandLine(new LocalStack()).setOut(new PrintWriter(help)).execute("--help");
+    assertThat(exit).isZero();
+    assertThat(help.toString())
+        .contains("--payouts", "--backend", "--keep-running", "--verbose", "--summary-json");
+  }
+
+  private static RunOptions parse(String... args) {
+    LocalStack command = new LocalStack();
+    new CommandLine(command).parseArgs(args);
+    return command.options();
   }
 }

@@ -22,7 +22,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * load synthetic data (NFR-12).
  *
  * <p>It is the one writer of paydb that takes no fencing token, and it is kept harmless by
- * construction (docs/decisions/0036-intake-is-the-untokened-entry-point.md): funding is a balanced
+ * construction (docs/decisions/0038-intake-is-the-untokened-entry-point.md): funding is a balanced
  * group from funding-source (the whole ledger still sums to zero), it only adds money, and it is
  * refused with {@link AccountBusyException} while the account has a payout in flight, decided under
  * the account's row lock, so it never interleaves with a holder's critical section. A new PENDING

@@ -13,7 +13,7 @@
  *       section 2.3 as one explicit, total table (FR-22). Anything not in it is refused.
  *   <li>{@link dev.fencepost.payment.LedgerAudit}: the INV-03 checks the reconciler runs.
  *   <li>{@link dev.fencepost.payment.PayoutIntake}: customer accounts, their funding and PENDING
- *       payouts as upstream systems hand them in; the one writer without a token (ADR 0036).
+ *       payouts as upstream systems hand them in; the one writer without a token (ADR 0038).
  * </ul>
  *
  * <p>The guard itself is one SQL statement in {@code impl.AccountFence}: the account's fence is

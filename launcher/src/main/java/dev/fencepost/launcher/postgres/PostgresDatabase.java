@@ -59,9 +59,14 @@ public final class PostgresDatabase implements AutoCloseable {
       Database database =
           DatabaseFactory.getInstance()
               .findCorrectDatabaseImplementation(new JdbcConnection(connection));
+      // Liquibase's console UI would print an update summary to standard output: it goes to the
+      // log instead, so a launcher's console shows only what it chooses to.
       Scope.child(
-          Scope.Attr.resourceAccessor.name(),
-          new ClassLoaderResourceAccessor(PostgresDatabase.class.getClassLoader()),
+          java.util.Map.of(
+              Scope.Attr.resourceAccessor.name(),
+              new ClassLoaderResourceAccessor(PostgresDatabase.class.getClassLoader()),
+              Scope.Attr.ui.name(),
+              new liquibase.ui.LoggerUIService()),
           () ->
               new CommandScope(UpdateCommandStep.COMMAND_NAME)
                   .addArgumentValue(DbUrlConnectionArgumentsCommandStep.DATABASE_ARG, database)

@@ -1,0 +1,86 @@
+package dev.fencepost.localstack;
+
+import java.util.Map;
+
+/**
+ * What the benchmark reads from a run (ADR 0095, docs/benchmarks.md).
+ *
+ * @param processes worker processes per round
+ * @param threadsPerProcess payout threads in each ({@code fencepost.payout.concurrency})
+ * @param workers processes x threads: the benchmark's "workers"
+ * @param railLatency the rail stub's latency shape
+ * @param durability PostgreSQL's fsync, synchronous_commit, full_page_writes, wal_sync_method
+ * @param attemptP50Millis median time of attempts that ended POSTED, lock acquire to release
+ * @param attemptP99Millis 99th percentile of the same
+ * @param attemptMaxMillis the slowest of them
+ * @param attempts attempts by outcome, every worker thread together
+ * @param claimP50Millis median claim-to-POSTED (paydb timestamps)
+ * @param claimP99Millis 99th percentile of the same
+ * @param claimMaxMillis the slowest of them
+ * @param steadyPayoutsPerSecond finished payouts over first claim to last finish
+ * @param sustainedPayoutsPerSecond the middle 80 % of finishes over the time they took
+ * @param railP50Millis the rail as the proxy saw it: intent recorded to outcome recorded
+ * @param railP99Millis 99th percentile of the same
+ * @param railMaxMillis the slowest of them
+ * @param walSyncs WAL fsyncs of the whole server over the worker phase (pg_stat_wal.wal_sync)
+ * @param loadAtStart load averages when the workers started
+ * @param loadAtEnd load averages when they ended
+ * @param stoppedAtDeadline the workers were stopped at {@code --worker-deadline}, unfinished
+ */
+public record Measures(
+    int processes,
+    int threadsPerProcess,
+    int workers,
+    String railLatency,
+    String durability,
+    double attemptP50Millis,
+    double attemptP99Millis,
+    double attemptMaxMillis,
+    Map<String, Long> attempts,
+    double claimP50Millis,
+    double claimP99Millis,
+    double claimMaxMillis,
+    double steadyPayoutsPerSecond,
+    double sustainedPayoutsPerSecond,
+    double railP50Millis,
+    double railP99Millis,
+    double railMaxMillis,
+    long walSyncs,
+    String loadAtStart,
+    String loadAtEnd,
+    boolean stoppedAtDeadline) {
+
+  String text() {
+    return String.format(
+        "  benchmark       %d workers = %d process(es) x %d thread(s), rail %s%n"
+            + "    attempt (lock acquire to release) of POSTED payouts: p50 %.1f ms, p99 %.1f ms,"
+            + " max %.1f ms%n"
+            + "    claim to POSTED (paydb): p50 %.1f ms, p99 %.1f ms, max %.1f ms%n"
+            + "    throughput: %.1f payouts/s first claim to last finish, %.1f sustained"
+            + " (middle 80%% of finishes)%n"
+            + "    rail as the proxy saw it: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n"
+            + "    WAL fsyncs %d; %s%n"
+            + "    attempts %s; load average %s at start, %s at end%s%n",
+        workers,
+        processes,
+        threadsPerProcess,
+        railLatency,
+        attemptP50Millis,
+        attemptP99Millis,
+        attemptMaxMillis,
+        claimP50Millis,
+        claimP99Millis,
+        claimMaxMillis,
+        steadyPayoutsPerSecond,
+        sustainedPayoutsPerSecond,
+        railP50Millis,
+        railP99Millis,
+        railMaxMillis,
+        walSyncs,
+        durability,
+        attempts,
+        loadAtStart,
+        loadAtEnd,
+        stoppedAtDeadline ? "; STOPPED AT THE WORKER DEADLINE, unfinished" : "");
+  }
+}
