@@ -18,12 +18,12 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * Synthetic data for tests, the local platform and experiments (NFR-12): customer accounts, their
  * funding, and PENDING payouts. It stands in for upstream systems that are out of scope (payout
- * creation, deposits; spec 01 section 1.3), which is why it takes no fencing token.
+ * creation, deposits), which is why it takes no fencing token.
  *
  * <p>Funding is the one balance change outside the fence, and it is kept harmless: it is a balanced
- * group from funding-source (D9, so the whole ledger still sums to zero), it only adds money, and
- * it is refused with {@link AccountBusyException} while the account has a payout in flight, so it
- * never interleaves with a holder's critical section
+ * group from funding-source (ADR 0033, so the whole ledger still sums to zero), it only adds money,
+ * and it is refused with {@link AccountBusyException} while the account has a payout in flight, so
+ * it never interleaves with a holder's critical section
  * (docs/decisions/0033-fixtures-outside-the-fence.md). Never expose it in a production path.
  */
 public final class PaydbFixtures {
@@ -110,7 +110,7 @@ public final class PaydbFixtures {
   }
 
   /**
-   * Adds {@code amountMinor} to a customer account by a balanced funding group (D9).
+   * Adds {@code amountMinor} to a customer account by a balanced funding group (ADR 0033).
    *
    * @throws AccountBusyException when the account has a payout in flight
    */

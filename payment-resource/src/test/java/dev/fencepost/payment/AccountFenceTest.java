@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The guard (D1, FR-15, FR-16, INV-05): a token below the account's fence changes nothing and is
- * reported as a first-class outcome; a token equal to it is the same holder writing again.
+ * The guard (ADR 0036, FR-15, FR-16, INV-05): a token below the account's fence changes nothing and
+ * is reported as a first-class outcome; a token equal to it is the same holder writing again.
  */
 class AccountFenceTest {
 

@@ -13,7 +13,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** FR-25, INV-03, D9: money moves only as balanced groups, and balances follow their entries. */
+/**
+ * FR-25, INV-03, ADR 0033: money moves only as balanced groups, and balances follow their entries.
+ */
 class LedgerTest {
 
   @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();

@@ -11,7 +11,8 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
- * The table itself, without a database: what spec 02 section 2.3 says, and nothing more (FR-22).
+ * The table itself, without a database: what the payout state machine says, and nothing more
+ * (FR-22).
  */
 class PayoutTransitionsTest {
 

@@ -28,7 +28,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Negative controls for the two guards (FR-29, D8, NFR-07): with a guard switched off for an
+ * Negative controls for the two guards (FR-29, ADR 0043, NFR-07): with a guard switched off for an
  * experiment, the submission it exists to stop reaches the rail. The same sequences with the guards
  * on are refused in {@link RailSubmissionTest}. Each test starts the real application itself.
  */

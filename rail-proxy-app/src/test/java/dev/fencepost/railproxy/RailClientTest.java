@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The one JVM switch that would let the JDK client re-send a POST refuses to coexist (D10). */
+/**
+ * The one JVM switch that would let the JDK client re-send a POST refuses to coexist (ADR 0042).
+ */
 class RailClientTest {
 
   @AfterEach

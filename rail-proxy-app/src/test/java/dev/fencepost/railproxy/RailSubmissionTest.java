@@ -46,8 +46,9 @@ import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The proxy against a rail that WireMock plays, one behaviour at a time (FR-17..FR-20, D2, D3,
- * D10). Every rail test asserts the recorded outcome and that the rail saw exactly one request.
+ * The proxy against a rail that WireMock plays, one behaviour at a time (FR-17..FR-20, ADRs 0046
+ * and 0047, ADR 0042). Every rail test asserts the recorded outcome and that the rail saw exactly
+ * one request.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class RailSubmissionTest {
@@ -121,7 +122,8 @@ class RailSubmissionTest {
     warm = true;
   }
 
-  // ---------------------------------------------------------------- rail behaviours (FR-20, D10)
+  // ---------------------------------------------------------------- rail behaviours (FR-20, ADR
+  // 0042)
 
   @Test
   void anAcknowledgementIsRecordedAsAckedWithTheRailReference() {
@@ -259,7 +261,7 @@ class RailSubmissionTest {
       await().until(() -> rail.countRequestsMatching(forPayout(payout).build()).getCount() == 1);
 
       // The rail has the request and has not answered: the intent exists with no ending, which
-      // is exactly what a proxy crash at this instant would leave behind (UC-04, spec 02 2.2).
+      // is exactly what a proxy crash at this instant would leave behind (UC-04).
       assertThat(row(payout)).containsEntry("outcome", null).containsEntry("resolved_at", null);
 
       release.countDown();
@@ -273,7 +275,8 @@ class RailSubmissionTest {
     assertRailSawExactlyOne(payout);
   }
 
-  // ---------------------------------------------------------------- guards (D2, D3, FR-17, FR-18)
+  // ---------------------------------------------------------------- guards (ADRs 0046 and 0047,
+  // FR-17, FR-18)
 
   @Test
   void aStaleTokenIsRejectedAndNeverReachesTheRail() {

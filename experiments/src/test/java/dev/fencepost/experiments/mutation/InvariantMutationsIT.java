@@ -75,7 +75,7 @@ class InvariantMutationsIT {
   }
 
   /**
-   * INV-04: the PostgreSQL backend's token sequence is rewound (what a restore without the D5
+   * INV-04: the PostgreSQL backend's token sequence is rewound (what a restore without ADR 0003's
    * procedure does). The next grant on a key reissues a token below the one the key had; the
    * checker counts the regression, and paydb's fence refuses the reissued token.
    */
@@ -108,7 +108,7 @@ class InvariantMutationsIT {
                     && e.outcome().startsWith("FENCED"));
         result = run.finish();
       } finally {
-        // Past every token issued before (the D5 procedure), so later scenarios are unaffected.
+        // Past every token issued before (ADR 0003's procedure), so later scenarios are unaffected.
         sql(lockdb, "SELECT setval('lock_token_seq', " + (highest + 1_000_000) + ")");
       }
 

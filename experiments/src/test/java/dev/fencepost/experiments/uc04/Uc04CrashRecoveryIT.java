@@ -167,7 +167,7 @@ class Uc04CrashRecoveryIT {
             "uc04-rail-acked",
             "uc04-timeout-then-killed");
     Evidence evidence =
-        new Evidence("uc04", "UC-04: a worker killed at each intermediate state (issue 9)")
+        new Evidence("uc04", "UC-04: a worker killed at each intermediate state")
             .paragraph(
                 """
                 Real processes: embedded PostgreSQL, the lock server, the rail proxy and the stub \

@@ -23,9 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * The lock contract, one test per row of the lock and session lifecycle tables (spec 02 section
- * 2.4, FR-01..FR-08). Every backend subclasses this suite unchanged and supplies {@link
- * #backend()}; a backend that fails a test here is wrong, whatever its own tests say.
+ * The lock contract, one test per row of the lock and session lifecycle tables
+ * (docs/lock-server.md, FR-01..FR-08). Every backend subclasses this suite unchanged and supplies
+ * {@link #backend()}; a backend that fails a test here is wrong, whatever its own tests say.
  */
 public abstract class LockBackendContractTest {
 

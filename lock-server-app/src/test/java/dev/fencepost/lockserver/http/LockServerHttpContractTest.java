@@ -23,9 +23,9 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The v1 HTTP contract of DESIGN section 5: status codes, problem codes and bodies. Every backend
- * subclasses it unchanged and supplies the properties that select it; the lock server is booted for
- * real on a random loopback port.
+ * The v1 HTTP contract of docs/lock-server.md: status codes, problem codes and bodies. Every
+ * backend subclasses it unchanged and supplies the properties that select it; the lock server is
+ * booted for real on a random loopback port.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class LockServerHttpContractTest {

@@ -137,7 +137,10 @@ class PausedHolderTest {
     return client;
   }
 
-  /** A guard per D1: accept iff {@code token >= fence}, then {@code fence = token}, atomically. */
+  /**
+   * A guard per ADR 0036: accept iff {@code token >= fence}, then {@code fence = token},
+   * atomically.
+   */
   static final class Fence {
     private final AtomicLong fence = new AtomicLong();
 

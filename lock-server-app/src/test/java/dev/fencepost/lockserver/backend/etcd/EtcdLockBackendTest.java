@@ -36,8 +36,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * What the etcd backend stores and how it uses etcd, read back from etcd itself: the parts of D4/D6
- * and FR-08/FR-10 that the backend-independent contract cannot see.
+ * What the etcd backend stores and how it uses etcd, read back from etcd itself: the parts of ADRs
+ * 0010 and 0011 and FR-08/FR-10 that the backend-independent contract cannot see.
  */
 class EtcdLockBackendTest {
 

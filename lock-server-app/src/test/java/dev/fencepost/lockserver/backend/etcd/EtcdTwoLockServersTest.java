@@ -31,7 +31,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * Two lock servers (two Spring contexts of the real application, each with its own jetcd client) on
  * one 3-member etcd cluster are one lock service: the lock server keeps no state of its own, so a
- * client may reach either instance for any call (DESIGN section 2, FR-01, FR-05).
+ * client may reach either instance for any call (FR-01, FR-05).
  */
 class EtcdTwoLockServersTest {
 

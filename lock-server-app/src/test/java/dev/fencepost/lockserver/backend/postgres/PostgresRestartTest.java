@@ -27,7 +27,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * PostgreSQL stops and starts under load (the embedded server is this test's own). Across the
  * outage no token is issued twice or goes backwards (INV-04), held grants survive, and sessions
- * alive when the outage began get one TTL of grace (spec 02 section 2.4, docs/decisions).
+ * alive when the outage began get one TTL of grace (ADR 0002).
  */
 class PostgresRestartTest {
 
