@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -82,6 +83,7 @@ class PaydbSchemaTest {
   }
 
   @Test
+  @Tag("INV-05")
   void theFenceNeverGoesDownWhoeverWritesIt() {
     long fence = paydb.fence(account);
     assertThat(fence).isEqualTo(Scenarios.SETUP_TOKEN.value());
@@ -106,6 +108,7 @@ class PaydbSchemaTest {
   }
 
   @Test
+  @Tag("INV-03")
   void anUnbalancedGroupIsRefusedAtCommit() {
     UUID group = UUID.randomUUID();
     assertRefused(
@@ -175,6 +178,7 @@ class PaydbSchemaTest {
   }
 
   @Test
+  @Tag("A-06")
   void aPayoutIsInItsAccountsCurrency() {
     assertRefused(
         "INSERT INTO payout (id, account_id, amount_minor, currency, beneficiary_ref) VALUES ('"

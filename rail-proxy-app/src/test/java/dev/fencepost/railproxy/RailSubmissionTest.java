@@ -35,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -126,6 +127,7 @@ class RailSubmissionTest {
   // 0042)
 
   @Test
+  @Tag("FR-20")
   void anAcknowledgementIsRecordedAsAckedWithTheRailReference() {
     String payout = payout();
     railAnswers(payout, created("RAIL-ACK-1"));
@@ -146,6 +148,7 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-20")
   void aDeclineIsRecordedAsRejectedWithTheDeclineCode() {
     String payout = payout();
     railAnswers(
@@ -167,6 +170,8 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-20")
+  @Tag("UC-05")
   void aResponseSlowerThanTheTimeoutIsAmbiguousAndNeverRetried() {
     String payout = payout();
     railAnswers(payout, created("RAIL-LATE").withFixedDelay(2_500));
@@ -179,6 +184,8 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-20")
+  @Tag("UC-05")
   void aConnectionResetIsAmbiguousAndNeverRetried() {
     String payout = payout();
     railAnswers(payout, aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
@@ -191,6 +198,8 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-20")
+  @Tag("UC-05")
   void anEmptyResponseIsAmbiguousAndNeverRetried() {
     String payout = payout();
     railAnswers(payout, aResponse().withFault(Fault.EMPTY_RESPONSE));
@@ -203,6 +212,8 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-20")
+  @Tag("UC-05")
   void aServerErrorIsAmbiguousAndNeverRetried() {
     String payout = payout();
     railAnswers(payout, aResponse().withStatus(500).withBody("{\"status\":\"ERROR\"}"));
@@ -236,6 +247,7 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-19")
   void theIntentIsCommittedBeforeTheRailSeesTheRequest() {
     String payout = payout();
     railAnswers(payout, created("RAIL-ORDER"));
@@ -249,6 +261,7 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-19")
   void whileTheRailCallIsInFlightTheRowExistsWithNoOutcome() throws Exception {
     String payout = payout();
     railAnswers(payout, created("RAIL-HELD"));
@@ -279,6 +292,8 @@ class RailSubmissionTest {
   // FR-17, FR-18)
 
   @Test
+  @Tag("FR-17")
+  @Tag("INV-05")
   void aStaleTokenIsRejectedAndNeverReachesTheRail() {
     String account = account();
     String first = payout();
@@ -314,6 +329,7 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-17")
   void theHoldersOwnTokenMayBePresentedAgainForAnotherPayout() {
     String account = account();
     String a = payout();
@@ -326,6 +342,8 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-18")
+  @Tag("INV-02")
   void aSecondSubmissionForAPayoutIsRejectedWhateverItsToken() {
     String account = account();
     String payout = payout();
@@ -354,6 +372,7 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-17")
   void aStaleTokenForAnAlreadySubmittedPayoutIsReportedAsStale() {
     String account = account();
     String payout = payout();
@@ -370,6 +389,8 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-18")
+  @Tag("INV-02")
   void concurrentSubmissionsForOnePayoutReachTheRailOnce() throws Exception {
     String account = account();
     String payout = payout();
@@ -534,6 +555,7 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("NFR-09")
   void metricsNeverCarryAnIdentifier() {
     String payout = payout();
     String account = account();

@@ -22,6 +22,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -30,12 +31,14 @@ import tools.jackson.databind.JsonNode;
  * account's lock (ADR 0037), and never by resubmitting; without evidence it stays ambiguous and
  * ages into a ticket (A-10).
  */
+@Tag("UC-05")
 class AmbiguityResolutionTest extends ReconciliationTestBase {
 
   private static final Duration LOOKUP_LAG = Duration.ofSeconds(6);
   private static final Duration SETTLEMENT_WINDOW = Duration.ofSeconds(7);
 
   @Test
+  @Tag("A-08")
   void everyAmbiguousPayoutResolvesToTheRailsGroundTruthOnceTheLookupLagHasPassed() {
     List<Payout> settled = new ArrayList<>();
     List<Payout> neverSent = new ArrayList<>();
@@ -129,6 +132,7 @@ class AmbiguityResolutionTest extends ReconciliationTestBase {
   }
 
   @Test
+  @Tag("A-10")
   void withTheLookupDownAnAmbiguousPayoutStaysAmbiguousAndAgesIntoATicket() {
     WireMockServer lookupDown = new WireMockServer(options().dynamicPort());
     lookupDown.start();

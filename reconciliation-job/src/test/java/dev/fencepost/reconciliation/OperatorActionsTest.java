@@ -10,6 +10,7 @@ import dev.fencepost.payment.PayoutState;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -19,6 +20,9 @@ import tools.jackson.databind.JsonNode;
  * under the account's lock, audited; everything else is refused and changes nothing. Through the
  * class and through the actuator endpoint an operator uses.
  */
+@Tag("FR-30")
+@Tag("UC-05")
+@Tag("NFR-13")
 class OperatorActionsTest extends ReconciliationTestBase {
 
   @Test

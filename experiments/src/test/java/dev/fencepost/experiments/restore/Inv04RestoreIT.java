@@ -33,6 +33,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,6 +49,7 @@ import org.junit.jupiter.api.Test;
  * tier: the CI tier's budget; lock-server's own EtcdRestoreTest keeps the etcd restore path in CI).
  * docs/evidence/inv04-restore.md is written from the runs of both that completed in this JVM.
  */
+@Tag("INV-04")
 class Inv04RestoreIT {
 
   static final long FUNDING = 100_000;

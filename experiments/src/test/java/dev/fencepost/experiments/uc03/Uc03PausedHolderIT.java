@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,11 @@ import org.junit.jupiter.api.Test;
  * gets through; the negative-control matrix (ADRs 0035 and 0043) switches guards off one at a time
  * and shows what each one was catching. docs/evidence/uc03.md is written from these runs.
  */
+@Tag("UC-03")
+@Tag("INV-01")
+@Tag("INV-05")
+@Tag("FR-29")
+@Tag("NFR-07")
 class Uc03PausedHolderIT {
 
   static final long FUNDING = 10_000;

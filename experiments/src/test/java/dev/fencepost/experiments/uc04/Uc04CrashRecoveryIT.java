@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,8 @@ import org.junit.jupiter.api.Test;
  * state, without resubmitting anything that was sent. docs/evidence/uc04.md is written from these
  * runs.
  */
+@Tag("UC-04")
+@Tag("FR-24")
 class Uc04CrashRecoveryIT {
 
   static final long FUNDING = 10_000;

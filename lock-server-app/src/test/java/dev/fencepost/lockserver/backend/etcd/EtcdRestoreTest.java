@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +30,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * the lock server carries the remedy itself: given the highest fence either guard holds, it writes
  * until etcd's revision is past it, before serving.
  */
+@Tag("INV-04")
 class EtcdRestoreTest {
 
   @RegisterExtension static EtcdClusterExtension etcd = EtcdClusterExtension.singleMember();

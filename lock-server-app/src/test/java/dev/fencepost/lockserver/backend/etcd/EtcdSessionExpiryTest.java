@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -26,6 +27,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * already waiting on the key, so the handover is observed the moment it happens (the waiting
  * acquire watches the key).
  */
+@Tag("FR-03")
+@Tag("FR-04")
 class EtcdSessionExpiryTest {
 
   @RegisterExtension static EtcdClusterExtension etcd = EtcdClusterExtension.threeMembers();

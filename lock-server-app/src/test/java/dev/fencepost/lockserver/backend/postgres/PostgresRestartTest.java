@@ -20,6 +20,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -29,6 +30,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * outage no token is issued twice or goes backwards (INV-04), held grants survive, and sessions
  * alive when the outage began get one TTL of grace (ADR 0002).
  */
+@Tag("INV-04")
+@Tag("NFR-05")
 class PostgresRestartTest {
 
   @RegisterExtension

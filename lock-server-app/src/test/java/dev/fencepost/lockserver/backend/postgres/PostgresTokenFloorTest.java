@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -20,6 +21,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * older dump reissues tokens the guards have seen, unless the sequence is moved past the guards'
  * highest fence before the service starts.
  */
+@Tag("INV-04")
 class PostgresTokenFloorTest {
 
   @RegisterExtension
