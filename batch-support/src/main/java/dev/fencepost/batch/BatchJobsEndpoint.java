@@ -25,8 +25,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * {@code /actuator/batchjobs/{jobName}}: launch a job by hand and see what recent executions did
- * (issue 7 operations; DESIGN section 5 "Jobs"). Everything it reports comes from the job
- * repository in batchdb, so it shows executions of every pod, not only this one.
+ * (launch and list, the same for every job). Everything it reports comes from the job repository in
+ * batchdb, so it shows executions of every pod, not only this one.
  *
  * <ul>
  *   <li>{@code POST /actuator/batchjobs/{jobName}} with {@code Content-Type: application/json} and

@@ -1,5 +1,5 @@
 /**
- * What every Fencepost Spring Batch job shares (issue 7; used by {@code payoutJob} and {@code
+ * What every Fencepost Spring Batch job shares (used by {@code payoutJob} and {@code
  * reconciliationJob}).
  *
  * <h2>Using it</h2>

@@ -1,13 +1,13 @@
 --liquibase formatted sql
 
 --changeset fencepost:lockdb-001 splitStatements:true
--- The token source (D4, INV-04). One sequence for every key: strictly increasing per key because it
+-- The token source (ADR 0001, INV-04). One sequence for every key: strictly increasing per key because it
 -- is strictly increasing overall. NO CYCLE: wrapping around would reissue tokens. Never reset it;
--- a restore must move it past every token issued before (docs/decisions/0003-restore.md).
+-- a restore must move it past every token issued before (ADR 0003).
 CREATE SEQUENCE lock_token_seq AS bigint START WITH 1 INCREMENT BY 1 NO CYCLE;
 
 -- One client's liveness relationship (FR-04). A session is alive while expires_at > now() by the
--- database clock (D6); its locks die with it.
+-- database clock (ADR 0004); its locks die with it.
 CREATE TABLE lock_session (
   id                uuid PRIMARY KEY,
   owner             text        NOT NULL CHECK (length(owner) BETWEEN 1 AND 200),
@@ -40,7 +40,7 @@ CREATE TABLE lock_waiter (
 CREATE INDEX lock_waiter_key ON lock_waiter (lock_key);
 
 -- Append-only history of grants, written in the grant's own transaction: the input of the
--- history checker (issue 9) and of postmortems.
+-- history checker and of postmortems.
 CREATE TABLE lock_event (
   id         bigserial   PRIMARY KEY,
   lock_key   text        NOT NULL,
@@ -65,7 +65,7 @@ CREATE TABLE lock_audit (
 
 -- Each lock-server instance stamps last_seen every second while it can reach lockdb. After an
 -- outage or a restart, sessions alive at the service's last sign of life get one TTL of grace
--- (spec 02 section 2.4; docs/decisions/0002-grace.md).
+-- (the grace after an outage, ADR 0002).
 CREATE TABLE lock_server_beacon (
   instance_id text        PRIMARY KEY,
   last_seen   timestamptz NOT NULL

@@ -1,13 +1,13 @@
 --liquibase formatted sql
 
 --changeset fencepost:paydb-001 splitStatements:true
--- The unit of locking and the carrier of the authoritative fence (spec 02 section 2.2, A-15).
+-- The unit of locking and the carrier of the authoritative fence (A-15).
 -- The id is synthetic and must fit a lock key payout:{id} ([A-Za-z0-9:._-]{1,128}).
 -- balance_minor is a cached projection of ledger_entry (INV-03), kept in step in the same
 -- transaction as every ledger group. It may go negative: a posting records money that already left
 -- (docs/decisions/0031-no-balance-floor.md).
 -- fence is the highest fencing token accepted for this account; only the one statement in
--- dev.fencepost.payment.impl.AccountFence writes it (D1), and a trigger forbids it going down.
+-- dev.fencepost.payment.impl.AccountFence writes it (ADR 0036), and a trigger forbids it going down.
 CREATE TABLE account (
   id            text        PRIMARY KEY CHECK (id ~ '^[A-Za-z0-9._-]{1,64}$'),
   kind          text        NOT NULL CHECK (kind IN ('CUSTOMER', 'PAYOUT_CLEARING', 'FUNDING_SOURCE')),
@@ -21,7 +21,7 @@ CREATE TABLE account (
   CONSTRAINT account_id_currency_unique UNIQUE (id, currency)
 );
 
--- One instruction to move a fixed amount out of one account, exactly once (spec 02 section 2.2).
+-- One instruction to move a fixed amount out of one account, exactly once.
 -- client_reference is what the rail sees and what ambiguity resolution looks up: it is computed by
 -- the database from the id, so no code path can regenerate or choose it (never a new one on retry).
 -- token_stamp is diagnostic only ("who touched it last"); the guard is account.fence.

@@ -1,7 +1,7 @@
 --liquibase formatted sql
 
 --changeset fencepost:paydb-002 splitStatements:true
--- One money movement (spec 02 "transaction group"). The header exists so that "at most one posting
+-- One money movement (a "transaction group"). The header exists so that "at most one posting
 -- group per payout" is a plain unique index rather than a convention. Append-only (003).
 CREATE TABLE ledger_group (
   id            uuid        PRIMARY KEY,
@@ -11,7 +11,7 @@ CREATE TABLE ledger_group (
   actor         text        NOT NULL CHECK (length(actor) BETWEEN 1 AND 128),
   created_at    timestamptz NOT NULL DEFAULT now(),
   -- A payout posting names its payout and the token it was posted under (FR-30); funding
-  -- (D9, fixture loading) has neither.
+  -- (ADR 0033, fixture loading) has neither.
   CONSTRAINT ledger_group_posting_shape CHECK (
     (kind = 'PAYOUT_POSTING') = (payout_id IS NOT NULL)
     AND (kind = 'PAYOUT_POSTING') = (fencing_token IS NOT NULL))
@@ -54,7 +54,7 @@ CREATE TABLE audit_event (
   from_state    text,
   to_state      text,
   reason        text,
-  -- Only fixture loading acts without a grant (INV-07, D7).
+  -- Only fixture loading acts without a grant (INV-07, ADR 0037).
   CONSTRAINT audit_event_token_unless_fixture CHECK (
     actor_role = 'FIXTURE' OR fencing_token IS NOT NULL)
 );

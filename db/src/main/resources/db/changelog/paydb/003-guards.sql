@@ -5,7 +5,7 @@
 
 --changeset fencepost:paydb-003-refuse-change splitStatements:false
 -- Evidence is never edited or removed: ledger rows (INV-03; a correction is a new compensating
--- group), the audit trail (FR-30), and accounts and payouts (finance evidence, spec 02 section 2.2).
+-- group), the audit trail (FR-30), and accounts and payouts (finance evidence).
 CREATE FUNCTION paydb_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   RAISE EXCEPTION 'paydb: % on % is refused: the table is append-only evidence', TG_OP, TG_TABLE_NAME;
@@ -36,7 +36,7 @@ CREATE TRIGGER payout_no_truncate BEFORE TRUNCATE ON payout
 
 --changeset fencepost:paydb-003-account-guard splitStatements:false
 -- INV-05 in the database: the fence never goes down, whoever writes it. The fenced statement
--- (D1) already cannot lower it; this catches any other statement that tries.
+-- (ADR 0036) already cannot lower it; this catches any other statement that tries.
 -- An account's identity, kind and currency are fixed at creation.
 CREATE FUNCTION paydb_account_guard() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -56,7 +56,7 @@ CREATE TRIGGER account_guard BEFORE UPDATE ON account
   FOR EACH ROW EXECUTE FUNCTION paydb_account_guard();
 
 --changeset fencepost:paydb-003-payout-guard splitStatements:false
--- A payout's identity is immutable (spec 02 section 2.2): what is paid, to whom, from where.
+-- A payout's identity is immutable: what is paid, to whom, from where.
 -- Its state is governed by dev.fencepost.payment.PayoutTransitions, not here.
 CREATE FUNCTION paydb_payout_guard() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

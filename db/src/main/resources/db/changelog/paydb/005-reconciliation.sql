@@ -1,10 +1,10 @@
 --liquibase formatted sql
 
 --changeset fencepost:paydb-005 splitStatements:true
--- The reconciliation job's own record (issue 8, UC-07, FR-26): one row per run, its per-class
+-- The reconciliation job's own record (UC-07, FR-26): one row per run, its per-class
 -- counts (a zero is written too, so a silent reconciler is distinguishable from a healthy system),
 -- and every finding. Only reconciliation-job writes these tables; it never writes money tables
--- except through payment-resource's fenced transitions (D7). See docs/reconciliation.md, ADR 0072.
+-- except through payment-resource's fenced transitions (ADR 0037). See docs/reconciliation.md, ADR 0072.
 CREATE TABLE reconciliation_run (
   id                   uuid        PRIMARY KEY,
   window_from          timestamptz NOT NULL,

@@ -1,7 +1,7 @@
 --liquibase formatted sql
 
 --changeset fencepost:proxydb-001-account-high-water
--- The proxy's own copy of the highest fencing token seen per account (D2, FR-17, INV-05). It is
+-- The proxy's own copy of the highest fencing token seen per account (ADR 0046, FR-17, INV-05). It is
 -- advanced by one conditional upsert in the transaction that records a submission intent.
 CREATE TABLE account_high_water (
     account_id  text        PRIMARY KEY,
@@ -12,7 +12,7 @@ CREATE TABLE account_high_water (
 
 --changeset fencepost:proxydb-001-rail-submission
 -- One row per payout ever forwarded: intent first (outcome NULL, FR-19), then exactly one outcome
--- (FR-20, D10). The UNIQUE constraint on payout_id is the mechanical "at most one submission ever"
+-- (FR-20, ADR 0042). The UNIQUE constraint on payout_id is the mechanical "at most one submission ever"
 -- (FR-18, INV-02); the application never relies on a prior SELECT for it.
 CREATE TABLE rail_submission (
     id                bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -35,7 +35,7 @@ CREATE INDEX rail_submission_created_at_idx ON rail_submission (created_at, id);
 --rollback DROP TABLE rail_submission;
 
 --changeset fencepost:proxydb-001-submission-rejection
--- Append-only record of every refused attempt (D3): FENCED (stale token) and DUPLICATE (the payout
+-- Append-only record of every refused attempt (ADR 0047): FENCED (stale token) and DUPLICATE (the payout
 -- already has a submission). A stale attempt never occupies the payout's unique row.
 CREATE TABLE submission_rejection (
     id                      bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -52,7 +52,7 @@ CREATE INDEX submission_rejection_payout_idx ON submission_rejection (payout_id)
 --rollback DROP TABLE submission_rejection;
 
 --changeset fencepost:proxydb-001-unguarded-submission
--- Negative control only (D8, FR-29): with the uniqueness guard switched off for an experiment, a
+-- Negative control only (ADR 0043, FR-29): with the uniqueness guard switched off for an experiment, a
 -- second submission for a payout is recorded here, with no UNIQUE constraint, and forwarded. Normal
 -- operation never writes this table, so the UNIQUE constraint above is never relaxed.
 CREATE TABLE unguarded_submission (
@@ -74,7 +74,7 @@ CREATE TABLE unguarded_submission (
 --rollback DROP TABLE unguarded_submission;
 
 --changeset fencepost:proxydb-001-immutability splitStatements:false
--- Submissions are written once as intent, resolved once, then frozen (FR-20, D10); rejections and
+-- Submissions are written once as intent, resolved once, then frozen (FR-20, ADR 0042); rejections and
 -- submissions are never deleted (finance evidence); the high-water never goes backwards (INV-05).
 -- The application already writes this way; these triggers make any other writer fail loudly.
 CREATE FUNCTION submission_guard_update() RETURNS trigger LANGUAGE plpgsql AS $$

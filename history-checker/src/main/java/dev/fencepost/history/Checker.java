@@ -26,8 +26,8 @@ import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
- * The checks of issue 9, each written from the definitions in docs/history-checker.md and from
- * nothing else in the code base. Pure: a {@link History} in, a {@link CheckReport} out.
+ * The checks of a recorded run, each written from the definitions in docs/history-checker.md and
+ * from nothing else in the code base. Pure: a {@link History} in, a {@link CheckReport} out.
  */
 public final class Checker {
 

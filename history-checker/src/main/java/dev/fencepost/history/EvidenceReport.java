@@ -12,9 +12,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A readable evidence report for docs/evidence/ (issue 9): the command that regenerates it at the
- * top, then prose, per-scenario check reports with their timeline pictures, and negative-control
- * matrices (one row per experiment cell, one column per counter: what got through). Markdown only;
+ * A readable evidence report for docs/evidence/: the command that regenerates it at the top, then
+ * prose, per-scenario check reports with their timeline pictures, and negative-control matrices
+ * (one row per experiment cell, one column per counter: what got through). Markdown only;
  * deterministic for the same inputs, so a regenerated report diffs cleanly.
  */
 public final class EvidenceReport {

@@ -93,7 +93,8 @@ public final class Extractors {
                     id,
                     at));
           }
-          // Every audited non-fixture action committed behind the account fence (D7): an accepted
+          // Every audited non-fixture action committed behind the account fence (ADR 0037): an
+          // accepted
           // write of the paydb guard. Rejected attempts roll back and leave no row here.
           if (token != null && !"FIXTURE".equals(role) && !"INTAKE".equals(role)) {
             out.add(

@@ -30,7 +30,7 @@ class EvidenceReportTest {
         .paragraph("W1 is SIGSTOPped after its claim; W2 takes over.")
         .scenario("fencing on", fencingOn, "uc03-fencing-on.svg")
         .matrix(
-            "Negative controls (D8)",
+            "Negative controls (ADRs 0035 and 0043)",
             cells,
             List.of("duplicate_rail_movement", "multiple_postings"))
         .write(dir.resolve("evidence/uc03.md"));

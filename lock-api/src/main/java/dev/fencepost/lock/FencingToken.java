@@ -5,7 +5,7 @@ package dev.fencepost.lock;
  *
  * <p>Tokens are strictly increasing per lock key across the lock service's whole lifetime,
  * including restarts, failover, force-revoke and restore (INV-04). One token identifies one grant;
- * a holder may present its own token several times (DESIGN D1), so guards accept {@code token >=
+ * a holder may present its own token several times (ADR 0036), so guards accept {@code token >=
  * fence} and refuse {@code token < fence}.
  *
  * <p>This is the safety mechanism. Carry it as an explicit parameter, never in a thread-local.
@@ -29,7 +29,10 @@ public record FencingToken(long value) implements Comparable<FencingToken> {
     return value > other.value;
   }
 
-  /** True when a guard whose stored fence is {@code fence} must refuse this token (D1, D2). */
+  /**
+   * True when a guard whose stored fence is {@code fence} must refuse this token (ADRs 0036 and
+   * 0046).
+   */
   public boolean isStaleAgainst(long fence) {
     return value < fence;
   }

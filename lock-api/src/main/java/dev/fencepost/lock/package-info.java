@@ -12,7 +12,7 @@
  *       dev.fencepost.lock.LockHandle#ensureHeld()} and {@link dev.fencepost.lock.LockInfo}. They
  *       let a worker give up early and let a dead worker's lock be taken over, but a paused process
  *       can pass any such check and then act after its lease is gone. They narrow the dangerous
- *       window; only the token closes it (spec 02 section 2.4).
+ *       window; only the token closes it (docs/lock-starter.md, liveness and safety).
  * </ul>
  */
 package dev.fencepost.lock;

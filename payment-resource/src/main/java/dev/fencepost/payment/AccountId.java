@@ -17,7 +17,7 @@ public record AccountId(String value) {
   /** Receives the credit leg of every payout posting. */
   public static final AccountId PAYOUT_CLEARING = new AccountId("payout-clearing");
 
-  /** The counterparty of every funding group (D9). */
+  /** The counterparty of every funding group (ADR 0033). */
   public static final AccountId FUNDING_SOURCE = new AccountId("funding-source");
 
   public AccountId {
@@ -31,7 +31,7 @@ public record AccountId(String value) {
     return new AccountId(value);
   }
 
-  /** The lock that guards this account's payout stream, {@code payout:{id}} (A-15, D7). */
+  /** The lock that guards this account's payout stream, {@code payout:{id}} (A-15, ADR 0037). */
   public LockKey lockKey() {
     return LockKey.forPayoutAccount(value);
   }

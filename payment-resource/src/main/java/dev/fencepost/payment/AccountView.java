@@ -6,7 +6,7 @@ import java.time.Instant;
  * An account as stored in paydb. The balance is a cached projection of the ledger (INV-03); the
  * fence is the highest token this guard has accepted for the account (INV-05). Both are for
  * observation: a caller must never decide whether it may write by comparing its token with this
- * fence, because the fence can move between the read and the write (spec 02 section 2.6, step 5).
+ * fence, because the fence can move between the read and the write.
  *
  * @param id the account
  * @param kind customer or one of the two system accounts
@@ -33,7 +33,7 @@ public record AccountView(
     CUSTOMER,
     /** Receives the credit leg of every payout posting. */
     PAYOUT_CLEARING,
-    /** Counterparty of every funding group (D9). */
+    /** Counterparty of every funding group (ADR 0033). */
     FUNDING_SOURCE
   }
 }

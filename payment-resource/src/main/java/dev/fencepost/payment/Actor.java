@@ -4,8 +4,9 @@ import java.util.regex.Pattern;
 
 /**
  * Who is acting, for the audit trail (FR-30) and for the "who may trigger" column of the transition
- * table (spec 02 section 2.3). Every actor, operators included, also presents a fencing token from
- * a grant on the account's lock (D7); the role decides which events it may trigger.
+ * table (the payout state machine, docs/payment-resource.md). Every actor, operators included, also
+ * presents a fencing token from a grant on the account's lock (ADR 0037); the role decides which
+ * events it may trigger.
  *
  * @param role what kind of party acts
  * @param id a stable identity, e.g. a worker's pod name or an operator's user name

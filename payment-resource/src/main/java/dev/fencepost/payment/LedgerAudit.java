@@ -11,7 +11,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * The INV-03 checks, read-only, for the reconciler (UC-07) and for tests: every ledger group sums
  * to zero, every account's balance equals the sum of its entries, the whole ledger sums to zero
- * (D9), and a payout is POSTED exactly when it has a posting group. The same conditions are
+ * (ADR 0033), and a payout is POSTED exactly when it has a posting group. The same conditions are
  * asserted inside every writing transaction; these queries find what got past them (a disabled
  * trigger, a manual edit, a bug).
  *
@@ -119,7 +119,9 @@ public final class LedgerAudit {
             .list());
   }
 
-  /** The sum of every ledger entry; zero because every group balances, funding included (D9). */
+  /**
+   * The sum of every ledger entry; zero because every group balances, funding included (ADR 0033).
+   */
   public BigInteger globalSum() {
     return integer(
         jdbc.sql("SELECT coalesce(sum(signed_amount), 0) FROM ledger_entry")

@@ -25,10 +25,10 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *
  * <p><b>Every mutating method</b> takes the {@link FencingToken} of the caller's grant on {@code
  * payout:{accountId}} and the {@link Actor} doing it, both required; there is no overload without
- * them (INV-07, D7, FR-30). Each call is one transaction of its own that first advances the
- * account's fence with {@code fence <= token} (D1), then re-reads the payout, then applies exactly
- * one row of {@link PayoutTransitions}. It returns the payout as committed, or throws and changes
- * nothing:
+ * them (INV-07, ADR 0037, FR-30). Each call is one transaction of its own that first advances the
+ * account's fence with {@code fence <= token} (ADR 0036), then re-reads the payout, then applies
+ * exactly one row of {@link PayoutTransitions}. It returns the payout as committed, or throws and
+ * changes nothing:
  *
  * <ul>
  *   <li>{@link FencedOutException}: a newer grant exists for the account (FR-16). Abort, release
@@ -151,7 +151,8 @@ public final class PaymentResource {
     return apply(payout, PayoutEvent.LOOKUP_ABSENT, token, reconciler, evidence);
   }
 
-  // ---- operator (UC-05; the operator tool holds the account's lock, D7) ------------------------
+  // ---- operator (UC-05; the operator tool holds the account's lock, ADR 0037)
+  // ------------------------
 
   /** PENDING -> ABANDONED, with a non-blank reason. */
   public Payout cancel(PayoutId payout, FencingToken token, Actor operator, String reason) {
@@ -239,7 +240,9 @@ public final class PaymentResource {
     }
   }
 
-  /** The text each event records; required where the spec asks for a reason or a reference. */
+  /**
+   * The text each event records; required where the state machine asks for a reason or a reference.
+   */
   private static String detail(PayoutEvent event, String detail) {
     return switch (event) {
       case CLAIM, RECLAIM, SUBMIT_ACCEPTED, POST -> null;

@@ -3,9 +3,9 @@ package dev.fencepost.payment;
 import java.time.Instant;
 
 /**
- * A payout as stored in paydb (spec 02 section 2.2), read in one statement. A snapshot: by the time
- * the caller looks at it another holder may have moved it on, which is why every mutation re-reads
- * it inside its own fenced transaction.
+ * A payout as stored in paydb, read in one statement. A snapshot: by the time the caller looks at
+ * it another holder may have moved it on, which is why every mutation re-reads it inside its own
+ * fenced transaction.
  *
  * @param id the payout's identity
  * @param accountId the account it is paid out of; its lock is {@code payout:{accountId}}

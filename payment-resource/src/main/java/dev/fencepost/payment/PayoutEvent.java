@@ -1,9 +1,10 @@
 package dev.fencepost.payment;
 
 /**
- * What can happen to a payout (spec 02 section 2.3, one constant per row that changes paydb). Each
- * has exactly one method on {@link PaymentResource}, except {@link #FUNDS_INSUFFICIENT}, which is
- * what {@link PaymentResource#claim} becomes when the account cannot cover the amount (A-09).
+ * What can happen to a payout (the payout state machine, docs/payment-resource.md, one constant per
+ * row that changes paydb). Each has exactly one method on {@link PaymentResource}, except {@link
+ * #FUNDS_INSUFFICIENT}, which is what {@link PaymentResource#claim} becomes when the account cannot
+ * cover the amount (A-09).
  */
 public enum PayoutEvent {
   /** A worker claims a pending payout, funds sufficient. */

@@ -4,9 +4,8 @@ import java.util.UUID;
 
 /**
  * A payout's identifier. The client reference the rail sees is derived from it and from nothing
- * else, so it is the same on every retry and after every recovery (spec 02 section 2.2): a
- * regenerated reference would make a duplicate undetectable. paydb computes the same value in a
- * generated column.
+ * else, so it is the same on every retry and after every recovery: a regenerated reference would
+ * make a duplicate undetectable. paydb computes the same value in a generated column.
  *
  * @param value a UUID
  */

@@ -1,8 +1,8 @@
 package dev.fencepost.payment;
 
 /**
- * The states of a payout (spec 02 section 2.3). Which transitions connect them is {@link
- * PayoutTransitions}, and only there.
+ * The states of a payout (the payout state machine, docs/payment-resource.md). Which transitions
+ * connect them is {@link PayoutTransitions}, and only there.
  */
 public enum PayoutState {
   /** Created, waiting for a worker. Many may exist per account. */

@@ -38,9 +38,9 @@ import java.util.Optional;
  * ABANDONED) appear in no "from" column, so nothing ever leaves them, not a worker, not the
  * reconciler, not an operator.
  *
- * <p>Rows of spec 02 section 2.3 that change nothing in paydb (the proxy refusing a stale token or
- * a duplicate, a posting that is fenced out) are not events here: they are refusals that leave the
- * payout where it is. docs/payment-resource.md maps every spec row to what this code does.
+ * <p>Rows of the state machine that change nothing in paydb (the proxy refusing a stale token or a
+ * duplicate, a posting that is fenced out) are not events here: they are refusals that leave the
+ * payout where it is. docs/payment-resource.md maps every row to what this code does.
  */
 public final class PayoutTransitions {
 
@@ -63,7 +63,7 @@ public final class PayoutTransitions {
     ROLE_NOT_PERMITTED
   }
 
-  // The whole table. Spec 02 section 2.3, in its order.
+  // The whole table, in the order of docs/payment-resource.md.
   private static final List<Transition> ROWS =
       List.of(
           row(PENDING, CLAIM, CLAIMED, WORKER),
@@ -84,7 +84,7 @@ public final class PayoutTransitions {
 
   private PayoutTransitions() {}
 
-  /** Every allowed transition, in the spec's order. */
+  /** Every allowed transition, in the table's order. */
   public static List<Transition> rows() {
     return ROWS;
   }

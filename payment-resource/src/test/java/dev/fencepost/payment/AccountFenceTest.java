@@ -9,13 +9,18 @@ import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The guard (D1, FR-15, FR-16, INV-05): a token below the account's fence changes nothing and is
- * reported as a first-class outcome; a token equal to it is the same holder writing again.
+ * The guard (ADR 0036, FR-15, FR-16, INV-05): a token below the account's fence changes nothing and
+ * is reported as a first-class outcome; a token equal to it is the same holder writing again.
  */
+@Tag("FR-15")
+@Tag("FR-16")
+@Tag("INV-05")
+@Tag("NFR-08")
 class AccountFenceTest {
 
   @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();

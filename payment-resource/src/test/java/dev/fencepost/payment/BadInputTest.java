@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -52,6 +53,7 @@ class BadInputTest {
   }
 
   @Test
+  @Tag("INV-07")
   void aMissingTokenIsRefusedByEveryMutatingMethod() {
     PayoutId id = pending.id();
     Map<String, ThrowingCallable> calls =
@@ -188,6 +190,7 @@ class BadInputTest {
   }
 
   @Test
+  @Tag("A-06")
   void aCurrencyOtherThanTheDeploymentsIsRefused() {
     for (String currency : new String[] {"USD", "eur", "", null}) {
       refusedWithoutChange(

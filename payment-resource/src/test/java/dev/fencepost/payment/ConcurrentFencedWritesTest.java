@@ -15,6 +15,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -30,6 +31,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * counted, and the ledger balances. The negative control runs the same workload with the fence off
  * and shows the history check failing.
  */
+@Tag("INV-01")
+@Tag("INV-05")
 class ConcurrentFencedWritesTest {
 
   @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();

@@ -10,6 +10,7 @@ import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -18,6 +19,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * once under the FR-29 experiment switch. With the fence off they land, and these tests assert that
  * they did: the guard, not luck or the state machine, is what stopped them.
  */
+@Tag("FR-29")
+@Tag("NFR-07")
+@Tag("INV-01")
 class FencingDisabledNegativeControlTest {
 
   @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();

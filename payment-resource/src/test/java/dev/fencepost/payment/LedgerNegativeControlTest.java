@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -21,6 +22,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * back; {@link LedgerAudit} reports drift, an unbalanced group (with the database's own guard
  * switched off to let one in) and a payout whose state disagrees with the ledger.
  */
+@Tag("INV-03")
+@Tag("NFR-07")
 class LedgerNegativeControlTest {
 
   @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();

@@ -10,10 +10,15 @@ import java.math.BigInteger;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** FR-25, INV-03, D9: money moves only as balanced groups, and balances follow their entries. */
+/**
+ * FR-25, INV-03, ADR 0033: money moves only as balanced groups, and balances follow their entries.
+ */
+@Tag("FR-25")
+@Tag("INV-03")
 class LedgerTest {
 
   @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();

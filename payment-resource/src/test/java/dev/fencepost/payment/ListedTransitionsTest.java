@@ -9,6 +9,7 @@ import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,6 +20,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * fence and the token stamp become the caller's token, an audit row names actor and token (FR-30),
  * and a {@code payout.transition} event and counter are emitted.
  */
+@Tag("FR-22")
+@Tag("FR-30")
 class ListedTransitionsTest {
 
   @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();
@@ -110,6 +113,7 @@ class ListedTransitionsTest {
   }
 
   @Test
+  @Tag("A-09")
   void aClaimWithoutSufficientFundsFailsThePayoutWithItsReasonAndMovesNoMoney() {
     AccountId poor = scenarios.account(Scenarios.AMOUNT - 1);
     Payout pending = scenarios.pending(poor, Scenarios.AMOUNT);

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * assertion failure), no meter carries an account id, payout id, token or owner as a tag value, and
  * every name is dot-separated under {@code fencepost.}.
  */
+@org.junit.jupiter.api.Tag("NFR-09")
 class MetricsCardinalityTest {
 
   @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();

@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -102,6 +103,7 @@ class PaydbSchemaTest {
   }
 
   @Test
+  @Tag("INV-05")
   void theFenceNeverGoesDownWhoeverWritesIt() {
     long fence = paydb.fence(account);
     assertThat(fence).isEqualTo(Scenarios.SETUP_TOKEN.value());
@@ -126,6 +128,7 @@ class PaydbSchemaTest {
   }
 
   @Test
+  @Tag("INV-03")
   void anUnbalancedGroupIsRefusedAtCommit() {
     UUID group = UUID.randomUUID();
     assertRefused(
@@ -195,6 +198,7 @@ class PaydbSchemaTest {
   }
 
   @Test
+  @Tag("A-06")
   void aPayoutIsInItsAccountsCurrency() {
     assertRefused(
         "INSERT INTO payout (id, account_id, amount_minor, currency, beneficiary_ref) VALUES ('"

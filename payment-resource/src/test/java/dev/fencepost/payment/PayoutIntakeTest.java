@@ -11,7 +11,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** D9 fixture loading: synthetic accounts, balanced funding, PENDING payouts, all audited. */
+/** Intake (ADR 0038): customer accounts, balanced funding, PENDING payouts, all audited. */
 class PayoutIntakeTest {
 
   @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();

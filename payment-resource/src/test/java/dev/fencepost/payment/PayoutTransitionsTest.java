@@ -8,11 +8,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencepost.payment.PayoutTransitions.Refusal;
 import dev.fencepost.payment.PayoutTransitions.Transition;
 import java.util.Arrays;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The table itself, without a database: what spec 02 section 2.3 says, and nothing more (FR-22).
+ * The table itself, without a database: what the payout state machine says, and nothing more
+ * (FR-22).
  */
+@Tag("FR-22")
+@Tag("INV-08")
 class PayoutTransitionsTest {
 
   @Test

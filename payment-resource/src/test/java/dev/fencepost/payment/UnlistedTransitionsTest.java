@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,6 +28,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * counter, leaving every paydb row exactly as it was. The space is finite (8 x 13 x 3), so it is
  * enumerated rather than sampled.
  */
+@Tag("FR-22")
+@Tag("INV-08")
 class UnlistedTransitionsTest {
 
   @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();

@@ -6,7 +6,7 @@ import java.time.Instant;
 
 /**
  * Told of every side effect a worker attempts under a grant, with the token it presented and how
- * the guard answered. A seam for evidence (issue 9's history recorder writes these as {@code
+ * the guard answered. A seam for evidence (the experiments' history recorder writes these as {@code
  * effect} records) and for anyone who wants a worker-side audit trail; production binds {@link
  * #NONE}. It is called on the worker's thread after the attempt; it must not throw and must not
  * block for long, because the worker still holds its lock.

@@ -42,8 +42,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One payout, start to finish, under the account's fenced lock (UC-01; recovery UC-04). The token
- * is passed explicitly from the grant to each guard (spec 02 section 2.6 step 3), never through
- * ambient state.
+ * is passed explicitly from the grant to each guard, never through ambient state.
  *
  * <ol>
  *   <li>Acquire {@code payout:{accountId}} with {@link LockTemplate#tryExecute}: held by another

@@ -87,7 +87,7 @@ public class PayoutJobConfiguration {
     return PayoutFailpoint.NONE;
   }
 
-  /** No-op in production; issue 9's experiment worker binds one that records each attempt. */
+  /** No-op in production; the experiment worker (ADR 0100) binds one that records each attempt. */
   @Bean
   @ConditionalOnMissingBean
   PayoutEffectListener payoutEffectListener() {

@@ -14,17 +14,17 @@ import java.util.Map;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The worker's client of rail-proxy-app (DESIGN section 5): submit a payout under a token, and read
- * the proxy's record of a payout for recovery (UC-04, FR-24).
+ * The worker's client of rail-proxy-app (docs/rail.md): submit a payout under a token, and read the
+ * proxy's record of a payout for recovery (UC-04, FR-24).
  *
- * <p><b>Retries are off</b> (D10, UC-05): a re-sent submit could be a second payment if the first
- * reached the rail. The JDK {@link HttpClient} has no retry policy; its only automatic re-sends are
- * a request whose connection could not be opened, GET/HEAD on a pooled connection found closed, and
- * any method when {@code -Djdk.httpclient.enableAllMethodRetry} is set, so this client refuses to
- * start with that flag. It also never follows redirects. A failure without an answer is reported as
- * {@link NoAnswer}: the caller leaves the payout as it is and lets the proxy's record decide later.
- * The submit timeout is longer than the proxy's own rail timeout, so that the proxy records a rail
- * timeout as TIMEOUT rather than this client giving up first.
+ * <p><b>Retries are off</b> (ADR 0042, UC-05): a re-sent submit could be a second payment if the
+ * first reached the rail. The JDK {@link HttpClient} has no retry policy; its only automatic
+ * re-sends are a request whose connection could not be opened, GET/HEAD on a pooled connection
+ * found closed, and any method when {@code -Djdk.httpclient.enableAllMethodRetry} is set, so this
+ * client refuses to start with that flag. It also never follows redirects. A failure without an
+ * answer is reported as {@link NoAnswer}: the caller leaves the payout as it is and lets the
+ * proxy's record decide later. The submit timeout is longer than the proxy's own rail timeout, so
+ * that the proxy records a rail timeout as TIMEOUT rather than this client giving up first.
  */
 public final class RailProxyClient {
 
@@ -84,7 +84,7 @@ public final class RailProxyClient {
       String baseUrl, Duration connectTimeout, Duration submitTimeout, Duration readTimeout) {
     if (System.getProperty("jdk.httpclient.enableAllMethodRetry") != null) {
       throw new IllegalStateException(
-          "jdk.httpclient.enableAllMethodRetry would let the JDK re-send a submit (D10, UC-05)");
+          "jdk.httpclient.enableAllMethodRetry would let the JDK re-send a submit (ADR 0042, UC-05)");
     }
     this.base = URI.create(baseUrl.endsWith("/") ? baseUrl : baseUrl + "/");
     this.http =

@@ -16,6 +16,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.batch.core.BatchStatus;
 import org.springframework.batch.core.job.JobExecution;
@@ -27,6 +28,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * ends terminal or RAIL_AMBIGUOUS, each POSTED payout moved money exactly once, and nothing moved
  * twice (INV-02), with a few rail timeouts mixed in.
  */
+@Tag("UC-02")
+@Tag("INV-02")
+@Tag("A-15")
 class ConcurrentJobInstancesTest {
 
   static Platform platform;

@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.batch.core.BatchStatus;
 import org.springframework.batch.core.job.JobExecution;
@@ -30,6 +31,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * flight, more than one thread of a process did the work, and each run's tally adds up to what its
  * step read.
  */
+@Tag("A-15")
 class ConcurrentPayoutThreadsTest {
 
   private static final int THREADS = 6;

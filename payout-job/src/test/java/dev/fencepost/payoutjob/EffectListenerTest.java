@@ -12,7 +12,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * The effect listener sees every side effect a worker attempts, in order, with the grant's token
- * and the guard's answer: the worker-side evidence that issue 9's history checker reads.
+ * and the guard's answer: the worker-side evidence that the history checker reads.
  */
 class EffectListenerTest {
 

@@ -10,6 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.batch.core.BatchStatus;
 import org.springframework.batch.core.job.JobExecution;
@@ -20,6 +21,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * payout:{accountId}}, and each alternate: already terminal on the re-read, insufficient funds, a
  * rail decline.
  */
+@Tag("UC-01")
 class ExecutePayoutTest {
 
   static Platform platform;
@@ -62,6 +64,8 @@ class ExecutePayoutTest {
   }
 
   @Test
+  @Tag("FR-14")
+  @Tag("UC-02")
   void aPayoutFinishedByAnotherWorkerIsLeftAloneOnTheReRead() throws Exception {
     Payout payout = platform.accountWithPayouts("reread", 10_000, 1, 700).get(0);
     PayoutExecutor executor = worker.getBean(PayoutExecutor.class);
@@ -76,6 +80,7 @@ class ExecutePayoutTest {
   }
 
   @Test
+  @Tag("A-09")
   void insufficientFundsFailTheClaimWithoutARailCall() throws Exception {
     Payout payout = platform.accountWithPayouts("poor", 100, 1, 5_000).get(0);
 

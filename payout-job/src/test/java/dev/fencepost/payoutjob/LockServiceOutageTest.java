@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.batch.core.BatchStatus;
 import org.springframework.batch.core.job.JobExecution;
@@ -24,6 +25,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * PENDING. When the lock server is back, the next run drains the backlog, each payout moving money
  * once.
  */
+@Tag("UC-08")
+@Tag("FR-27")
+@Tag("FR-28")
 class LockServiceOutageTest {
 
   static Platform platform = Platform.shared();

@@ -12,6 +12,7 @@ import java.net.http.HttpResponse;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -22,6 +23,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * it ends FENCED_OUT at a guard (or LOCK_LOST if its heartbeat noticed first), and the rail saw
  * exactly one movement.
  */
+@Tag("UC-03")
 class PausedHolderTest {
 
   @Test

@@ -8,14 +8,17 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * UC-05: every way the rail can leave the outcome unknown (hang before or after settling, error
  * after settling, connection reset) leaves the payout RAIL_AMBIGUOUS with exactly one submission;
- * further runs never submit it again (FR-23, D10), whether or not money moved.
+ * further runs never submit it again (FR-23, ADR 0042), whether or not money moved.
  */
+@Tag("UC-05")
+@Tag("FR-23")
 class RailTimeoutTest {
 
   static Platform platform;

@@ -8,6 +8,7 @@ import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payoutjob.PayoutFailpoint.Point;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -20,6 +21,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * its state and the proxy's record (FR-24) to POSTED, and the rail sees exactly one movement: no
  * resubmission.
  */
+@Tag("UC-04")
+@Tag("FR-24")
 class RecoveryTest {
 
   /** Thrown by the failpoint: the worker's flow ends here. */

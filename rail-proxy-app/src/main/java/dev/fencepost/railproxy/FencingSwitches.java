@@ -6,9 +6,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Which of the proxy's two guards are on (FR-29, D8). Switching one off is only for the negative
- * control that proves the guard matters, so it needs the experiment flag as well, is a loud WARN
- * event {@code fencing.disabled} at start-up, and shows as a 0 on {@code
+ * Which of the proxy's two guards are on (FR-29, ADR 0043). Switching one off is only for the
+ * negative control that proves the guard matters, so it needs the experiment flag as well, is a
+ * loud WARN event {@code fencing.disabled} at start-up, and shows as a 0 on {@code
  * fencepost.fencing.enabled}.
  */
 public final class FencingSwitches {
@@ -39,7 +39,7 @@ public final class FencingSwitches {
       throw new IllegalStateException(
           "a rail-proxy fencing guard is switched off without"
               + " fencepost.proxy.fencing.experiment=true; guards may only be disabled for the"
-              + " negative-control experiment (FR-29, D8)");
+              + " negative-control experiment (FR-29, ADR 0043)");
     }
     FencingSwitches switches =
         new FencingSwitches(fencing.highWaterEnabled(), fencing.uniquenessEnabled());

@@ -12,7 +12,9 @@ sealed interface IntentResult {
    */
   record Accepted(long submissionId, boolean unguarded) implements IntentResult {}
 
-  /** The token is below the account's high-water (D2). Nothing but a rejection row written. */
+  /**
+   * The token is below the account's high-water (ADR 0046). Nothing but a rejection row written.
+   */
   record Stale(long highWater) implements IntentResult {}
 
   /** The payout already has a submission (FR-18). Nothing but a rejection row written. */

@@ -23,8 +23,8 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Every error is {@code application/problem+json} with a stable {@code code} (DESIGN section 5).
- * Bad input is a 4xx that changed nothing; proxydb trouble is a 503; a 500 would be a bug.
+ * Every error is {@code application/problem+json} with a stable {@code code} (docs/rail.md). Bad
+ * input is a 4xx that changed nothing; proxydb trouble is a 503; a 500 would be a bug.
  */
 @RestControllerAdvice
 class ProblemAdvice extends ResponseEntityExceptionHandler {

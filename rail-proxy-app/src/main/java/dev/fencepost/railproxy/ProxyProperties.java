@@ -10,7 +10,7 @@ import org.springframework.util.unit.DataSize;
  * @param currency the single currency the platform pays out in (A-06); anything else is a 400
  * @param maxRequestSize largest request body accepted; a larger one is a 413 before parsing
  * @param maxPageSize largest {@code limit} the submissions listing accepts
- * @param fencing the guard switches (FR-29, D8)
+ * @param fencing the guard switches (FR-29, ADR 0043)
  */
 @ConfigurationProperties("fencepost.proxy")
 public record ProxyProperties(
@@ -29,10 +29,10 @@ public record ProxyProperties(
   }
 
   /**
-   * Guard switches for the negative-control experiment only (FR-29, D8). Both default on; turning
-   * either off also requires {@code experiment=true}, or the proxy refuses to start.
+   * Guard switches for the negative-control experiment only (FR-29, ADR 0043). Both default on;
+   * turning either off also requires {@code experiment=true}, or the proxy refuses to start.
    *
-   * @param highWaterEnabled reject a token below the account's high-water (D2, FR-17)
+   * @param highWaterEnabled reject a token below the account's high-water (ADR 0046, FR-17)
    * @param uniquenessEnabled reject a second submission for a payout (FR-18); off only to show the
    *     duplicate reaching the rail
    * @param experiment acknowledges that a guard is deliberately off for an experiment

@@ -19,7 +19,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The only code that talks to the rail. One submit is one HTTP exchange, never more (D10, UC-05).
+ * The only code that talks to the rail. One submit is one HTTP exchange, never more (ADR 0042,
+ * UC-05).
  *
  * <p><b>Retries are off, and here is why that holds for the JDK client.</b> A timeout does not mean
  * "did not happen": retrying a submit that the rail already settled is a duplicate payment, the
@@ -52,7 +53,7 @@ public final class RailClient {
             .build();
   }
 
-  /** Fails start-up if the JVM was told to re-send non-idempotent requests (D10). */
+  /** Fails start-up if the JVM was told to re-send non-idempotent requests (ADR 0042). */
   static void refuseAutomaticPostRetry() {
     String flag = System.getProperty(ALL_METHOD_RETRY_FLAG);
     if (flag != null && !flag.equalsIgnoreCase("false")) {
@@ -60,7 +61,7 @@ public final class RailClient {
           "-D"
               + ALL_METHOD_RETRY_FLAG
               + " would let the JDK HTTP client re-send a payment submit; the rail proxy never"
-              + " retries a submit (D10, UC-05)");
+              + " retries a submit (ADR 0042, UC-05)");
     }
   }
 

@@ -1,6 +1,8 @@
 package dev.fencepost.railproxy;
 
-/** 409 {@code STALE_TOKEN}: the token is below the account's high-water (D2, FR-17, INV-05). */
+/**
+ * 409 {@code STALE_TOKEN}: the token is below the account's high-water (ADR 0046, FR-17, INV-05).
+ */
 public class StaleTokenException extends RuntimeException {
 
   private final SubmissionRequest request;

@@ -15,7 +15,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.databind.JsonNode;
 
-/** The proxy's v1 API for the payout worker and the reconciler (DESIGN section 5). */
+/** The proxy's v1 API for the payout worker and the reconciler (docs/rail.md). */
 @RestController
 @RequestMapping("/v1/submissions")
 class SubmissionController {

@@ -5,7 +5,7 @@ import java.time.OffsetDateTime;
 /**
  * A row of {@code rail_submission}: the proxy's durable intent and outcome for one payout. {@code
  * outcome} is null while unresolved: the proxy forwarded (or was about to) and has not recorded an
- * ending, which a reader treats exactly like TIMEOUT (spec 02 section 2.2).
+ * ending, which a reader treats exactly like TIMEOUT.
  */
 public record SubmissionRecord(
     long id,

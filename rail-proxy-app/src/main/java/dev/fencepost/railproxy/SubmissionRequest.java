@@ -4,9 +4,9 @@ import java.util.regex.Pattern;
 import tools.jackson.databind.JsonNode;
 
 /**
- * One payout submission as the payout worker presents it (DESIGN section 5). Parsed field by field
- * from the JSON tree, so that a string token, a fractional amount or a missing field is a precise
- * 400 naming the field, and never a write or a rail call.
+ * One payout submission as the payout worker presents it (docs/rail.md). Parsed field by field from
+ * the JSON tree, so that a string token, a fractional amount or a missing field is a precise 400
+ * naming the field, and never a write or a rail call.
  *
  * @param payoutId the payout; at most one submission per payout ever (FR-18)
  * @param accountId the account whose lock key {@code payout:{accountId}} issued the token (A-15)

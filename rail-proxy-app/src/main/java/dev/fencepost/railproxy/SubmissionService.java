@@ -80,7 +80,7 @@ public final class SubmissionService {
     }
 
     Timer.Sample sample = Timer.start(meters);
-    // Exactly one call. Whatever it returns or throws, it is never repeated (D10, UC-05).
+    // Exactly one call. Whatever it returns or throws, it is never repeated (ADR 0042, UC-05).
     RailOutcome outcome = rail.submit(request);
     sample.stop(
         Timer.builder("fencepost.rail.submit.duration")

@@ -20,9 +20,9 @@ public final class SubmissionStore {
   }
 
   /**
-   * The D2 guard as one statement: accept iff {@code token >= high_water}, and advance. A first
-   * submission for the account creates the row. The row lock this takes serialises concurrent
-   * submissions for one account until their transaction ends.
+   * The high-water guard (ADR 0046) as one statement: accept iff {@code token >= high_water}, and
+   * advance. A first submission for the account creates the row. The row lock this takes serialises
+   * concurrent submissions for one account until their transaction ends.
    *
    * @return the new high-water, or empty when the token is stale (zero rows)
    */

@@ -16,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -34,6 +35,8 @@ import tools.jackson.databind.JsonNode;
  * with the rail's ground truth once looked up (UC-05).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@Tag("INV-02")
+@Tag("UC-05")
 class AgainstTheRailStubTest {
 
   private static final int PAYOUTS = 1_000;

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -28,10 +29,12 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Negative controls for the two guards (FR-29, D8, NFR-07): with a guard switched off for an
+ * Negative controls for the two guards (FR-29, ADR 0043, NFR-07): with a guard switched off for an
  * experiment, the submission it exists to stop reaches the rail. The same sequences with the guards
  * on are refused in {@link RailSubmissionTest}. Each test starts the real application itself.
  */
+@Tag("FR-29")
+@Tag("NFR-07")
 class FencingSwitchNegativeControlTest {
 
   @RegisterExtension

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.dao.DataAccessException;
@@ -16,6 +17,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * for a payout (FR-18, INV-02), a second outcome or any edit of a resolved row (FR-20), deleting
  * evidence, and a high-water that goes backwards (INV-05).
  */
+@Tag("FR-18")
+@Tag("FR-20")
+@Tag("INV-02")
+@Tag("INV-05")
 class ProxydbSchemaTest {
 
   @RegisterExtension

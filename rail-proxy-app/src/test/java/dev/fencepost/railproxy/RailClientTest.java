@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** The one JVM switch that would let the JDK client re-send a POST refuses to coexist (D10). */
+/**
+ * The one JVM switch that would let the JDK client re-send a POST refuses to coexist (ADR 0042).
+ */
+@Tag("FR-20")
 class RailClientTest {
 
   @AfterEach

@@ -35,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -46,8 +47,9 @@ import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The proxy against a rail that WireMock plays, one behaviour at a time (FR-17..FR-20, D2, D3,
- * D10). Every rail test asserts the recorded outcome and that the rail saw exactly one request.
+ * The proxy against a rail that WireMock plays, one behaviour at a time (FR-17..FR-20, ADRs 0046
+ * and 0047, ADR 0042). Every rail test asserts the recorded outcome and that the rail saw exactly
+ * one request.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class RailSubmissionTest {
@@ -121,9 +123,11 @@ class RailSubmissionTest {
     warm = true;
   }
 
-  // ---------------------------------------------------------------- rail behaviours (FR-20, D10)
+  // ---------------------------------------------------------------- rail behaviours (FR-20, ADR
+  // 0042)
 
   @Test
+  @Tag("FR-20")
   void anAcknowledgementIsRecordedAsAckedWithTheRailReference() {
     String payout = payout();
     railAnswers(payout, created("RAIL-ACK-1"));
@@ -144,6 +148,7 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-20")
   void aDeclineIsRecordedAsRejectedWithTheDeclineCode() {
     String payout = payout();
     railAnswers(
@@ -165,6 +170,8 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-20")
+  @Tag("UC-05")
   void aResponseSlowerThanTheTimeoutIsAmbiguousAndNeverRetried() {
     String payout = payout();
     railAnswers(payout, created("RAIL-LATE").withFixedDelay(2_500));
@@ -177,6 +184,8 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-20")
+  @Tag("UC-05")
   void aConnectionResetIsAmbiguousAndNeverRetried() {
     String payout = payout();
     railAnswers(payout, aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
@@ -189,6 +198,8 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-20")
+  @Tag("UC-05")
   void anEmptyResponseIsAmbiguousAndNeverRetried() {
     String payout = payout();
     railAnswers(payout, aResponse().withFault(Fault.EMPTY_RESPONSE));
@@ -201,6 +212,8 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-20")
+  @Tag("UC-05")
   void aServerErrorIsAmbiguousAndNeverRetried() {
     String payout = payout();
     railAnswers(payout, aResponse().withStatus(500).withBody("{\"status\":\"ERROR\"}"));
@@ -234,6 +247,7 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-19")
   void theIntentIsCommittedBeforeTheRailSeesTheRequest() {
     String payout = payout();
     railAnswers(payout, created("RAIL-ORDER"));
@@ -247,6 +261,7 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-19")
   void whileTheRailCallIsInFlightTheRowExistsWithNoOutcome() throws Exception {
     String payout = payout();
     railAnswers(payout, created("RAIL-HELD"));
@@ -259,7 +274,7 @@ class RailSubmissionTest {
       await().until(() -> rail.countRequestsMatching(forPayout(payout).build()).getCount() == 1);
 
       // The rail has the request and has not answered: the intent exists with no ending, which
-      // is exactly what a proxy crash at this instant would leave behind (UC-04, spec 02 2.2).
+      // is exactly what a proxy crash at this instant would leave behind (UC-04).
       assertThat(row(payout)).containsEntry("outcome", null).containsEntry("resolved_at", null);
 
       release.countDown();
@@ -273,9 +288,12 @@ class RailSubmissionTest {
     assertRailSawExactlyOne(payout);
   }
 
-  // ---------------------------------------------------------------- guards (D2, D3, FR-17, FR-18)
+  // ---------------------------------------------------------------- guards (ADRs 0046 and 0047,
+  // FR-17, FR-18)
 
   @Test
+  @Tag("FR-17")
+  @Tag("INV-05")
   void aStaleTokenIsRejectedAndNeverReachesTheRail() {
     String account = account();
     String first = payout();
@@ -311,6 +329,7 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-17")
   void theHoldersOwnTokenMayBePresentedAgainForAnotherPayout() {
     String account = account();
     String a = payout();
@@ -323,6 +342,8 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-18")
+  @Tag("INV-02")
   void aSecondSubmissionForAPayoutIsRejectedWhateverItsToken() {
     String account = account();
     String payout = payout();
@@ -351,6 +372,7 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-17")
   void aStaleTokenForAnAlreadySubmittedPayoutIsReportedAsStale() {
     String account = account();
     String payout = payout();
@@ -367,6 +389,8 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("FR-18")
+  @Tag("INV-02")
   void concurrentSubmissionsForOnePayoutReachTheRailOnce() throws Exception {
     String account = account();
     String payout = payout();
@@ -531,6 +555,7 @@ class RailSubmissionTest {
   }
 
   @Test
+  @Tag("NFR-09")
   void metricsNeverCarryAnIdentifier() {
     String payout = payout();
     String account = account();

@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Every movement the rail made, in memory: the ground truth (DESIGN section 5). */
+/** Every movement the rail made, in memory: the ground truth (docs/rail.md). */
 public final class MovementBook {
 
   private final List<Movement> movements = new ArrayList<>();

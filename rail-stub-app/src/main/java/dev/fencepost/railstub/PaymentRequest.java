@@ -4,7 +4,7 @@ import java.util.regex.Pattern;
 import tools.jackson.databind.JsonNode;
 
 /**
- * A payment as the rail accepts it (DESIGN section 5). Validated field by field so any malformed
+ * A payment as the rail accepts it (docs/rail.md). Validated field by field so any malformed
  * request is a 400 and never a movement.
  */
 public record PaymentRequest(

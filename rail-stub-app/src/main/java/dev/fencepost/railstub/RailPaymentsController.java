@@ -21,7 +21,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The rail's public API (DESIGN section 5). The submit handler writes its own response because some
+ * The rail's public API (docs/rail.md). The submit handler writes its own response because some
  * fault modes must answer nothing at all (see {@link AbortConnectionValve}).
  */
 @RestController

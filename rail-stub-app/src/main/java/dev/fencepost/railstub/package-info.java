@@ -1,5 +1,5 @@
 /**
- * The rail stub: the external payment rail that the project cannot change (spec 01 section 1.1).
+ * The rail stub: the external payment rail that the project cannot change.
  *
  * <p>It is non-idempotent on purpose (FR-21): it has no idempotency key and no duplicate detection,
  * so every accepted {@code POST /rail/payments} moves money again, even with a client reference it

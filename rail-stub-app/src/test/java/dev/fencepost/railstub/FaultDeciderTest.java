@@ -7,9 +7,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Fault decisions repeat for a seed and follow the configured rates. */
+@Tag("FR-21")
 class FaultDeciderTest {
 
   private static final StubProperties.Latency FIXED_ZERO =
@@ -75,6 +77,7 @@ class FaultDeciderTest {
   }
 
   @Test
+  @Tag("A-07")
   void lognormalLatencyHasTheConfiguredMedian() {
     StubProperties.Latency a07 =
         new StubProperties.Latency(

@@ -12,6 +12,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -27,6 +28,7 @@ import tools.jackson.databind.JsonNode;
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {"fencepost.stub.hang=1500ms", "fencepost.stub.delay=50ms"})
+@Tag("FR-21")
 class RailStubBehaviourTest {
 
   private static final Duration CALLER_TIMEOUT = Duration.ofMillis(300);
@@ -44,6 +46,7 @@ class RailStubBehaviourTest {
   }
 
   @Test
+  @Tag("A-07")
   void aRepeatedClientReferenceMovesMoneyAgain() throws Exception {
     HttpResponse<String> first = stub.post("/rail/payments", payment("cref-dup"), CALLER_TIMEOUT);
     HttpResponse<String> second = stub.post("/rail/payments", payment("cref-dup"), CALLER_TIMEOUT);
@@ -153,6 +156,7 @@ class RailStubBehaviourTest {
   }
 
   @Test
+  @Tag("A-08")
   void theLookupShowsAMovementOnlyAfterTheLag() throws Exception {
     stub.put("/rail/admin/faults", "{\"lookupLagMillis\":3600000}");
     stub.post("/rail/payments", payment("cref-lagging"), CALLER_TIMEOUT);

@@ -18,16 +18,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Resolves RAIL_AMBIGUOUS payouts by evidence (UC-05 steps 5 and 6, spec 02 section 2.3): a
- * read-only rail lookup by the payout's client reference, through the proxy. The rail shows a
- * movement: RAIL_ACKED (a worker's recovery then posts it; ADR 0034 and 0073). The rail still shows
- * nothing once the settlement window since submission has passed: FAILED. Anything else, including
- * an unavailable lookup, leaves the payout ambiguous to age. Elapsed time alone never resolves
- * anything: the window only decides when "not found" becomes evidence (FR-24).
+ * Resolves RAIL_AMBIGUOUS payouts by evidence (UC-05 steps 5 and 6, the payout state machine,
+ * docs/payment-resource.md): a read-only rail lookup by the payout's client reference, through the
+ * proxy. The rail shows a movement: RAIL_ACKED (a worker's recovery then posts it; ADR 0034 and
+ * 0073). The rail still shows nothing once the settlement window since submission has passed:
+ * FAILED. Anything else, including an unavailable lookup, leaves the payout ambiguous to age.
+ * Elapsed time alone never resolves anything: the window only decides when "not found" becomes
+ * evidence (FR-24).
  *
  * <p>Each transition runs under the account's lock {@code payout:{accountId}} and presents that
- * grant's token (D7, INV-07), after re-reading the payout inside the grant (FR-14). Nothing here
- * can submit to the rail: {@link ProxyReadClient} has no such method.
+ * grant's token (ADR 0037, INV-07), after re-reading the payout inside the grant (FR-14). Nothing
+ * here can submit to the rail: {@link ProxyReadClient} has no such method.
  */
 public class AmbiguityResolver {
 

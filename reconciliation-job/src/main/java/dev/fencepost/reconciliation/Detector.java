@@ -234,7 +234,7 @@ public class Detector {
     }
   }
 
-  /** INV-03 through payment-resource's own assertions (balances, groups, global sum, D9). */
+  /** INV-03 through payment-resource's own assertions (balances, groups, global sum, ADR 0033). */
   private void ledger(Collector out) {
     LedgerAudit.Report report = paydb.ledgerAudit().check(settings.maxFindingsPerClass());
     long count = report.balanceDriftCount() + report.unbalancedGroupCount();
@@ -267,7 +267,7 @@ public class Detector {
               "ledger",
               null,
               null,
-              "all ledger entries sum to " + report.globalSum() + ", not 0 (D9)"));
+              "all ledger entries sum to " + report.globalSum() + ", not 0 (ADR 0033)"));
     }
     out.counts.merge(Discrepancy.LEDGER_IMBALANCE, count, Long::sum);
   }

@@ -1,9 +1,9 @@
 package dev.fencepost.reconciliation;
 
 /**
- * Every class of discrepancy the reconciler reports (issue 8, FR-26). The set is closed: each run
- * reports a count for every class, zero included (UC-07). The name is stable; it is a log field, a
- * metric tag and a paydb value. Why each class has its severity: ADR 0070.
+ * Every class of discrepancy the reconciler reports (FR-26). The set is closed: each run reports a
+ * count for every class, zero included (UC-07). The name is stable; it is a log field, a metric tag
+ * and a paydb value. Why each class has its severity: ADR 0070.
  */
 public enum Discrepancy {
   /** More than one rail movement for one client reference: a duplicate payment (INV-02). */

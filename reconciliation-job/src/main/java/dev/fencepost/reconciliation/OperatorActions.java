@@ -18,9 +18,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The two operator actions of spec 02 section 2.3 (UC-05 step 6), each with an operator identity
- * and a non-blank reason, under the account's lock with its token (D7), audited by payment-resource
- * in the same transaction (FR-30) and logged as {@code reconciliation.operator_action}:
+ * The two operator actions of the payout state machine (UC-05 step 6), each with an operator
+ * identity and a non-blank reason, under the account's lock with its token (ADR 0037), audited by
+ * payment-resource in the same transaction (FR-30) and logged as {@code
+ * reconciliation.operator_action}:
  *
  * <ul>
  *   <li>{@link #cancel}: PENDING to ABANDONED;

@@ -19,7 +19,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * The reconciler's read-only queries over paydb: the classification inputs that payment-resource's
  * public read API does not offer (lookups by client reference, postings by window, ageing). Reads
- * only; every payout transition goes through payment-resource's fenced methods (D7).
+ * only; every payout transition goes through payment-resource's fenced methods (ADR 0037).
  */
 public class PaydbReads {
 

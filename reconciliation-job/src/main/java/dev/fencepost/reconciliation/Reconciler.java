@@ -5,9 +5,9 @@ import java.time.Instant;
 import java.util.UUID;
 
 /**
- * One reconciliation run over a window (issue 8, UC-07, FR-26): resolve ambiguity by evidence
- * first, then compare every store, persist and report. This is the API the Batch step, the local
- * platform and the tests call:
+ * One reconciliation run over a window (UC-07, FR-26): resolve ambiguity by evidence first, then
+ * compare every store, persist and report. This is the API the Batch step, the local platform and
+ * the tests call:
  *
  * <pre>{@code
  * ReconciliationReport report = reconciler.run(ReconciliationWindow.previousHour(now), "cron");

@@ -6,8 +6,8 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 
 /**
- * The reconciliation job's application (issue 8): {@code reconciliationJob} on batchdb
- * (batch-support), run at start-up by the hourly CronJob or launched by hand with {@code POST
+ * The reconciliation job's application: {@code reconciliationJob} on batchdb (batch-support), run
+ * at start-up by the hourly CronJob or launched by hand with {@code POST
  * /actuator/batchjobs/reconciliationJob}, plus the operator endpoint {@code /actuator/payoutops}.
  */
 @SpringBootApplication

@@ -13,7 +13,7 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Wires the reconciler. paydb is a qualified, non-default DataSource: Boot's own {@code
- * spring.datasource} is batchdb, the job repository (batch-support, issue 7).
+ * spring.datasource} is batchdb, the job repository (batch-support).
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(ReconciliationProperties.class)

@@ -9,8 +9,9 @@ import java.util.Objects;
  * @param resolutionSla how long a payout may stay RAIL_AMBIGUOUS before it is a ticket and an
  *     operator may abandon it (A-10: 4 h)
  * @param settlementWindow how long after submission the rail's lookup must still show nothing
- *     before absence counts as evidence (spec 02 section 2.3; longer than the rail's lookup lag,
- *     A-08). Never a resolution by itself: the lookup's answer is the evidence (ADR 0073)
+ *     before absence counts as evidence (the payout state machine, docs/payment-resource.md, longer
+ *     than the rail's lookup lag, A-08). Never a resolution by itself: the lookup's answer is the
+ *     evidence (ADR 0073)
  * @param postingGrace how long a RAIL_ACKED payout may wait for a worker to post it before its
  *     missing posting is a finding (ADR 0070)
  * @param lockWait how long to wait for the account's lock before skipping the payout this run

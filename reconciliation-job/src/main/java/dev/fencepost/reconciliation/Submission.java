@@ -3,8 +3,8 @@ package dev.fencepost.reconciliation;
 import java.time.Instant;
 
 /**
- * The rail proxy's record of one submission (spec 02 section 2.2, {@code rail_submission}), as its
- * read API returns it. {@code outcome} is null while unresolved, which reads like TIMEOUT.
+ * The rail proxy's record of one submission ({@code rail_submission}), as its read API returns it.
+ * {@code outcome} is null while unresolved, which reads like TIMEOUT.
  *
  * @param id the proxy's submission id
  * @param payoutId the payout

@@ -22,20 +22,23 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 /**
  * UC-05 steps 5 and 6: an ambiguous payout is resolved by the rail's evidence only, under the
- * account's lock (D7), and never by resubmitting; without evidence it stays ambiguous and ages into
- * a ticket (A-10).
+ * account's lock (ADR 0037), and never by resubmitting; without evidence it stays ambiguous and
+ * ages into a ticket (A-10).
  */
+@Tag("UC-05")
 class AmbiguityResolutionTest extends ReconciliationTestBase {
 
   private static final Duration LOOKUP_LAG = Duration.ofSeconds(6);
   private static final Duration SETTLEMENT_WINDOW = Duration.ofSeconds(7);
 
   @Test
+  @Tag("A-08")
   void everyAmbiguousPayoutResolvesToTheRailsGroundTruthOnceTheLookupLagHasPassed() {
     List<Payout> settled = new ArrayList<>();
     List<Payout> neverSent = new ArrayList<>();
@@ -90,7 +93,7 @@ class AmbiguityResolutionTest extends ReconciliationTestBase {
       Payout now = world.payments.findPayout(p.id()).orElseThrow();
       assertThat(now.state()).isEqualTo(PayoutState.RAIL_ACKED);
       assertThat(now.railReference()).isEqualTo(railReferenceOf(p.clientReference()));
-      // A grant newer than the worker's: the reconciler took the account's lock (D7).
+      // A grant newer than the worker's: the reconciler took the account's lock (ADR 0037).
       assertThat(now.tokenStamp()).isGreaterThan(workerTokens.get(p.id()));
     }
     for (Payout p : neverSent) {
@@ -100,7 +103,8 @@ class AmbiguityResolutionTest extends ReconciliationTestBase {
     }
     // No resolution ever submits: the rail saw exactly what the workers sent, once each.
     assertThat(world.movements().size()).isEqualTo(movementsBefore);
-    // Every resolution is audited as the reconciler, with a token from the account's lock (D7).
+    // Every resolution is audited as the reconciler, with a token from the account's lock (ADR
+    // 0037).
     assertThat(
             world
                 .sql
@@ -128,6 +132,7 @@ class AmbiguityResolutionTest extends ReconciliationTestBase {
   }
 
   @Test
+  @Tag("A-10")
   void withTheLookupDownAnAmbiguousPayoutStaysAmbiguousAndAgesIntoATicket() {
     WireMockServer lookupDown = new WireMockServer(options().dynamicPort());
     lookupDown.start();

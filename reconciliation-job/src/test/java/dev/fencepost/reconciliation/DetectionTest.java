@@ -10,13 +10,16 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Each discrepancy class of issue 8, created deliberately in the stores, is reported with the right
+ * Each discrepancy class (ADR 0070), created deliberately in the stores, is reported with the right
  * class and count, and the run changes nothing but its own rows (FR-26, UC-07). A clean data set
  * reports a zero for every class and still reports itself.
  */
+@Tag("UC-07")
+@Tag("FR-26")
 class DetectionTest extends ReconciliationTestBase {
 
   @Test
@@ -56,6 +59,7 @@ class DetectionTest extends ReconciliationTestBase {
   }
 
   @Test
+  @Tag("INV-02")
   void aDuplicateMadeWithTheProxyUniquenessGuardOffIsOnePageFinding() {
     Payout payout = world.execute(world.pending(), World.Until.POSTED);
     // A second submission of the same payout through the FR-29 negative-control proxy (ADR 0043):
@@ -96,6 +100,7 @@ class DetectionTest extends ReconciliationTestBase {
   }
 
   @Test
+  @Tag("INV-07")
   void railMovementsThatNoSubmissionAccountsForArePageFindings() {
     Payout bypassed = world.pending();
     // Money sent to the rail around the proxy: through the stub's API, not through any guard.
@@ -159,6 +164,7 @@ class DetectionTest extends ReconciliationTestBase {
   }
 
   @Test
+  @Tag("INV-03")
   void aBalanceThatIsNotItsLedgerSumIsAPageFinding() {
     Payout payout = world.execute(world.pending(), World.Until.POSTED);
     // No API can make a balance drift from its ledger (INV-03 holds in every transaction), so by
@@ -180,6 +186,8 @@ class DetectionTest extends ReconciliationTestBase {
   }
 
   @Test
+  @Tag("INV-01")
+  @Tag("A-15")
   void twoPayoutsInFlightOnOneAccountAreAPageFinding() {
     AccountId account = world.account(100_000);
     Payout first = world.pending(account, 1_000);

@@ -10,15 +10,19 @@ import dev.fencepost.payment.testkit.PaydbFixtures;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Operator actions (spec 02 section 2.3, UC-05 step 6, FR-30, D7): cancel PENDING and abandon
- * RAIL_AMBIGUOUS past the SLA, each with identity and reason, under the account's lock, audited;
- * everything else is refused and changes nothing. Through the class and through the actuator
- * endpoint an operator uses.
+ * Operator actions (the payout state machine, docs/payment-resource.md, UC-05 step 6, FR-30, ADR
+ * 0037): cancel PENDING and abandon RAIL_AMBIGUOUS past the SLA, each with identity and reason,
+ * under the account's lock, audited; everything else is refused and changes nothing. Through the
+ * class and through the actuator endpoint an operator uses.
  */
+@Tag("FR-30")
+@Tag("UC-05")
+@Tag("NFR-13")
 class OperatorActionsTest extends ReconciliationTestBase {
 
   @Test

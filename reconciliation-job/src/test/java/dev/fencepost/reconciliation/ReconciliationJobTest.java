@@ -8,6 +8,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.batch.core.job.parameters.JobParameters;
 import org.springframework.batch.core.job.parameters.JobParametersBuilder;
@@ -21,6 +22,7 @@ import tools.jackson.databind.JsonNode;
 class ReconciliationJobTest extends ReconciliationTestBase {
 
   @Test
+  @Tag("UC-07")
   void aHandLaunchRunsTheReconcilerOverTheGivenWindowAndIsListedFromTheJobRepository() {
     Instant from = Instant.now().minusSeconds(60);
     Instant to = Instant.now().plusSeconds(60);
@@ -51,6 +53,7 @@ class ReconciliationJobTest extends ReconciliationTestBase {
   }
 
   @Test
+  @Tag("NFR-09")
   void noReconciliationMetricCarriesAnIdentifier() {
     World.send(
         "POST",

@@ -38,7 +38,7 @@ final class ChaosEvidence {
   static void write(String name, RunResult result, ChaosFigures figures) {
     String svgName = name + "-progress.svg";
     EvidenceReport report =
-        EvidenceReport.titled("Chaos run (issue 9), " + figures.tier() + " tier")
+        EvidenceReport.titled("Chaos run, " + figures.tier() + " tier")
             .regeneratedBy(command(name))
             .paragraph(
                 "Real processes only: looping payout workers (this module's exec jar), a lock"

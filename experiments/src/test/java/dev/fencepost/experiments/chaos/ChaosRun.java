@@ -20,13 +20,13 @@ import java.util.Map;
 import org.awaitility.Awaitility;
 
 /**
- * The chaos run of issue 9 (ADR 0108): several looping payout workers drain a backlog over many
- * accounts with 0.5% rail ambiguity while a seeded driver freezes workers past their lease, kills
- * and replaces them, restarts the lock server and restarts PostgreSQL, each fault an {@code event}.
- * When the faults stop and the backlog has settled, every safety counter of the history checker is
- * 0; the liveness figures are printed, recorded and written to the evidence report. {@link
- * ChaosRunIT} is the CI tier (200 payouts), {@link ChaosRunLongIT} the long tier (2,000, only with
- * {@code -Dexperiments.long=true}). {@code -Dexperiments.chaos.seed=N} replays a fault sequence.
+ * The chaos run (ADR 0108): several looping payout workers drain a backlog over many accounts with
+ * 0.5% rail ambiguity while a seeded driver freezes workers past their lease, kills and replaces
+ * them, restarts the lock server and restarts PostgreSQL, each fault an {@code event}. When the
+ * faults stop and the backlog has settled, every safety counter of the history checker is 0; the
+ * liveness figures are printed, recorded and written to the evidence report. {@link ChaosRunIT} is
+ * the CI tier (200 payouts), {@link ChaosRunLongIT} the long tier (2,000, only with {@code
+ * -Dexperiments.long=true}). {@code -Dexperiments.chaos.seed=N} replays a fault sequence.
  */
 final class ChaosRun {
 

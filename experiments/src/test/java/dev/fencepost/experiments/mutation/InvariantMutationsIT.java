@@ -29,6 +29,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Test;
  * counter that catches it. docs/evidence/nfr-07.md maps every INV-01..INV-08 to its mutation and
  * check, these and the existing ones; {@link Nfr07TableTest} keeps that table honest.
  */
+@Tag("NFR-07")
 class InvariantMutationsIT {
 
   static final long FUNDING = 10_000;
@@ -49,6 +51,7 @@ class InvariantMutationsIT {
    * (its high-water passes an equal token) the rail moves the money twice.
    */
   @Test
+  @Tag("INV-02")
   void inv02ARetryOnTimeoutWithUniquenessOffIsCaughtAsADuplicateRailMovement() {
     try (ExperimentRun run =
         ExperimentRun.start(
@@ -75,11 +78,12 @@ class InvariantMutationsIT {
   }
 
   /**
-   * INV-04: the PostgreSQL backend's token sequence is rewound (what a restore without the D5
+   * INV-04: the PostgreSQL backend's token sequence is rewound (what a restore without ADR 0003's
    * procedure does). The next grant on a key reissues a token below the one the key had; the
    * checker counts the regression, and paydb's fence refuses the reissued token.
    */
   @Test
+  @Tag("INV-04")
   void inv04ARewoundTokenSequenceIsCaughtAsATokenRegressionAndRefusedByTheFence() {
     try (ExperimentRun run =
         ExperimentRun.start(
@@ -108,7 +112,7 @@ class InvariantMutationsIT {
                     && e.outcome().startsWith("FENCED"));
         result = run.finish();
       } finally {
-        // Past every token issued before (the D5 procedure), so later scenarios are unaffected.
+        // Past every token issued before (ADR 0003's procedure), so later scenarios are unaffected.
         sql(lockdb, "SELECT setval('lock_token_seq', " + (highest + 1_000_000) + ")");
       }
 
@@ -126,6 +130,7 @@ class InvariantMutationsIT {
    * counts the overlap; the guards contain it (INV-01, INV-02 survive INV-06 being broken).
    */
   @Test
+  @Tag("INV-06")
   void inv06ALockRowDeletedUnderItsHolderIsCaughtAsOverlappingGrants() {
     try (ExperimentRun run =
         ExperimentRun.start(
@@ -162,6 +167,7 @@ class InvariantMutationsIT {
    * structural; the checker finds effects whose token was never acquired on the account's key.
    */
   @Test
+  @Tag("INV-07")
   void inv07WritesWithATokenNoGrantIssuedAreCaughtAsEffectsWithoutAGrant() {
     try (ExperimentRun run =
         ExperimentRun.start(
@@ -187,6 +193,7 @@ class InvariantMutationsIT {
    * SQL, with its audit row as a buggy code path would write it) moves it back to RAIL_SUBMITTED.
    */
   @Test
+  @Tag("INV-08")
   void inv08ATransitionOutOfATerminalStateThatBypassesTheStateMachineIsCaught() {
     try (ExperimentRun run =
         ExperimentRun.start(
@@ -230,6 +237,7 @@ class InvariantMutationsIT {
    * longer equals its entries.
    */
   @Test
+  @Tag("INV-03")
   void inv03AnUnbalancedGroupPastTheDisabledDatabaseGuardIsCaught() {
     try (ExperimentRun run =
         ExperimentRun.start(

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * catches it. A renamed or deleted test would leave the table claiming evidence that no longer
  * exists; this test fails instead.
  */
+@Tag("NFR-07")
 class Nfr07TableTest {
 
   /** {@code `ClassName#methodName`}, the form the table uses for every check it names. */

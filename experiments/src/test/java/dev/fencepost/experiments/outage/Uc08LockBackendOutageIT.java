@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,6 +38,9 @@ import org.junit.jupiter.api.Test;
  * keeps the CI tier's backend. The outage lasts 15 s in the CI tier and 60 s with {@code
  * -Dexperiments.long=true}: the same code. docs/evidence/uc08-outage.md is written from this run.
  */
+@Tag("UC-08")
+@Tag("FR-27")
+@Tag("INV-07")
 class Uc08LockBackendOutageIT {
 
   static final long FUNDING = 10_000;

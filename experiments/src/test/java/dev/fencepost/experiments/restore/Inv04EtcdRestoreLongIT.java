@@ -3,6 +3,7 @@ package dev.fencepost.experiments.restore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
  * 0016). Long tier ({@code -Dexperiments.long=true}): eight more JVM starts than the CI tier's
  * budget allows; the etcd restore path itself stays in CI through lock-server's EtcdRestoreTest.
  */
+@Tag("INV-04")
 class Inv04EtcdRestoreLongIT {
 
   @Test

@@ -33,21 +33,23 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * INV-04 across a restore of the lock backend (D5), with real processes, on both backends. Payouts
- * run; the lock server is stopped and its backend backed up; other keys' traffic and more payouts
- * move the tokens on (the guards see them); the backend is restored. (a) Served at once, the
- * restored backend reissues tokens at or below what the guards hold: the guards refuse every write
- * (FENCED_OUT, {@code lock.fenced_out}), the payouts stay PENDING, and the grant history kept in
- * the run directory shows the reissue ({@code token_regressions}). (b) The operator then applies
- * the documented procedure (ADR 0003 / 0016): every new token exceeds every old one and the same
- * payouts complete. One run per backend covers both, as an operator would live it: (a) is the
- * mistake, (b) the recovery. The etcd backend's run is {@link Inv04EtcdRestoreLongIT} (long tier:
- * the CI tier's budget; lock-server's own EtcdRestoreTest keeps the etcd restore path in CI).
+ * INV-04 across a restore of the lock backend (ADRs 0003 and 0016), with real processes, on both
+ * backends. Payouts run; the lock server is stopped and its backend backed up; other keys' traffic
+ * and more payouts move the tokens on (the guards see them); the backend is restored. (a) Served at
+ * once, the restored backend reissues tokens at or below what the guards hold: the guards refuse
+ * every write (FENCED_OUT, {@code lock.fenced_out}), the payouts stay PENDING, and the grant
+ * history kept in the run directory shows the reissue ({@code token_regressions}). (b) The operator
+ * then applies the documented procedure (ADR 0003 / 0016): every new token exceeds every old one
+ * and the same payouts complete. One run per backend covers both, as an operator would live it: (a)
+ * is the mistake, (b) the recovery. The etcd backend's run is {@link Inv04EtcdRestoreLongIT} (long
+ * tier: the CI tier's budget; lock-server's own EtcdRestoreTest keeps the etcd restore path in CI).
  * docs/evidence/inv04-restore.md is written from the runs of both that completed in this JVM.
  */
+@Tag("INV-04")
 class Inv04RestoreIT {
 
   static final long FUNDING = 100_000;
@@ -209,7 +211,7 @@ class Inv04RestoreIT {
       run.event(
           null,
           "PROCEDURE",
-          "D5 floor " + floor + " from guards' highest " + g + " and the backend's own " + l);
+          "restore floor " + floor + " from guards' highest " + g + " and the backend's own " + l);
       server = phase(run, target, "procedure", floor, "w4", up -> {});
       awaitPosted(run, third.toArray(Payout[]::new));
       server.close();

@@ -15,7 +15,9 @@ final class RestoreEvidence {
       return;
     }
     Evidence evidence =
-        new Evidence("inv04-restore", "INV-04: restoring the lock backend from a backup (D5)")
+        new Evidence(
+                "inv04-restore",
+                "INV-04: restoring the lock backend from a backup (ADRs [0003](../decisions/0003-lockdb-restore.md) and [0016](../decisions/0016-etcd-restore-revision-floor.md))")
             .paragraph(
                 "Each run, on its own lock backend and lock server: two accounts get a payout each"
                     + " (worker w1); the lock server is stopped and the backend backed up; another"

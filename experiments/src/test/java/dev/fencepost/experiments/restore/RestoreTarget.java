@@ -21,15 +21,15 @@ import java.util.List;
 
 /**
  * A lock backend this scenario owns, with a cold backup and a restore done the way an operator
- * would do them on that backend, and D5's procedure as its flag.
+ * would do them on that backend, and the restore procedure (ADRs 0003 and 0016) as its flag.
  */
 interface RestoreTarget extends AutoCloseable {
 
   String name();
 
   /**
-   * Launches a lock server on this backend, with D5's floor when {@code floor} is not null; the
-   * caller awaits its health.
+   * Launches a lock server on this backend, with the restore floor (ADRs 0003 and 0016) when {@code
+   * floor} is not null; the caller awaits its health.
    */
   OwnLockServer launch(ExperimentRun run, String phase, Long floor);
 
@@ -48,7 +48,10 @@ interface RestoreTarget extends AutoCloseable {
   /** The highest token the backend itself could already have issued (ADR 0003 step 2: L). */
   long highestOwnToken();
 
-  /** D5's floor from the guards' highest token {@code g} and the backend's own {@code l}. */
+  /**
+   * The restore floor (ADRs 0003 and 0016) from the guards' highest token {@code g} and the
+   * backend's own {@code l}.
+   */
   long floor(long g, long l);
 
   /** How this backend's backup, restore and floor are done, for the report. */
@@ -172,7 +175,7 @@ interface RestoreTarget extends AutoCloseable {
    * A one-member etcd of this scenario's own (test-support's launcher). Backup = a copy of the
    * killed member's data directory (a volume snapshot; etcd fsyncs its WAL before it answers, so a
    * SIGKILL leaves a consistent directory); restore = that copy put back and the member restarted.
-   * D5's procedure on etcd is {@code fencepost.lock.etcd.revision-floor} (ADR 0016).
+   * The restore procedure on etcd is {@code fencepost.lock.etcd.revision-floor} (ADR 0016).
    */
   final class Etcd implements RestoreTarget {
     static final String PREFIX = "/fencepost/";

@@ -29,6 +29,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,6 +39,9 @@ import org.junit.jupiter.api.Test;
  * worker completes the payout under a higher token, and the parked worker's next write is fenced.
  * docs/evidence/uc06-revoke.md is written from this run.
  */
+@Tag("UC-06")
+@Tag("FR-08")
+@Tag("NFR-08")
 class Uc06ForceRevokeIT {
 
   static final long FUNDING = 10_000;

@@ -63,7 +63,7 @@ final class Uc03Evidence {
 
   static void write(Map<String, Outcome> results) {
     Evidence evidence =
-        new Evidence("uc03", "UC-03: a worker paused past its lease (issue 9, SC-03)")
+        new Evidence("uc03", "UC-03: a worker paused past its lease")
             .paragraph(
                 """
                 Real processes on one host: embedded PostgreSQL, the lock server (PostgreSQL \
@@ -72,7 +72,8 @@ final class Uc03Evidence {
                 at a point of one payout, SIGSTOPs it there, lets its lease run out, starts w2, \
                 waits until w2 has finished the payout, then SIGCONTs w1, which goes on under its \
                 old token T1 (w2 holds T2 > T1). Each section is one run's checker report and \
-                timeline; the last table is the negative-control matrix (D8). Every run is an \
+                timeline; the last table is the negative-control matrix \
+                (ADRs [0035](../decisions/0035-resource-fence-experiment-switch.md) and [0043](../decisions/0043-uniqueness-negative-control.md)). Every run is an \
                 automated test (`Uc03PausedHolderIT`) that asserts what is shown here; the run \
                 directories are under `experiments/target/runs/`.""");
     for (Map.Entry<String, String> point : POINTS.entrySet()) {
@@ -110,7 +111,10 @@ final class Uc03Evidence {
           .append(postedBy(o.run()))
           .append(" |\n");
     }
-    evidence.matrix("Negative-control matrix (D8): safety counters per cell", cells, COUNTERS);
+    evidence.matrix(
+        "Negative-control matrix (ADRs [0035](../decisions/0035-resource-fence-experiment-switch.md) and [0043](../decisions/0043-uniqueness-negative-control.md)): safety counters per cell",
+        cells,
+        COUNTERS);
     evidence.paragraph(table.toString());
     evidence.paragraph(Uc03Findings.TEXT);
     for (Map.Entry<String, String> cell : CELLS.entrySet()) {

@@ -42,6 +42,6 @@ final class Uc03Findings {
       - The local deadline check (`uc03-claimed-local-check`) stopped the thawed worker before \
       any guard in the run where the pause came before the check: liveness, not safety. The \
       other runs place the pause just after the check (`pause-lands-after-check`), which the \
-      starter cannot prevent (spec 02 section 2.4).
+      starter cannot prevent (docs/lock-starter.md, liveness and safety).
       """;
 }

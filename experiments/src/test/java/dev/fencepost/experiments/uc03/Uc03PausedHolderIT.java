@@ -21,14 +21,20 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * UC-03 with real processes (issue 9, SC-03): a worker is SIGSTOPped past its lease, a second
- * worker takes over and finishes, the first is SIGCONTed and goes on with its stale token. With
- * every guard on nothing gets through; the negative-control matrix (D8) switches guards off one at
- * a time and shows what each one was catching. docs/evidence/uc03.md is written from these runs.
+ * UC-03 with real processes: a worker is SIGSTOPped past its lease, a second worker takes over and
+ * finishes, the first is SIGCONTed and goes on with its stale token. With every guard on nothing
+ * gets through; the negative-control matrix (ADRs 0035 and 0043) switches guards off one at a time
+ * and shows what each one was catching. docs/evidence/uc03.md is written from these runs.
  */
+@Tag("UC-03")
+@Tag("INV-01")
+@Tag("INV-05")
+@Tag("FR-29")
+@Tag("NFR-07")
 class Uc03PausedHolderIT {
 
   static final long FUNDING = 10_000;

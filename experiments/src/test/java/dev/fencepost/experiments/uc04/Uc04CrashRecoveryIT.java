@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,8 @@ import org.junit.jupiter.api.Test;
  * state, without resubmitting anything that was sent. docs/evidence/uc04.md is written from these
  * runs.
  */
+@Tag("UC-04")
+@Tag("FR-24")
 class Uc04CrashRecoveryIT {
 
   static final long FUNDING = 10_000;
@@ -167,7 +170,7 @@ class Uc04CrashRecoveryIT {
             "uc04-rail-acked",
             "uc04-timeout-then-killed");
     Evidence evidence =
-        new Evidence("uc04", "UC-04: a worker killed at each intermediate state (issue 9)")
+        new Evidence("uc04", "UC-04: a worker killed at each intermediate state")
             .paragraph(
                 """
                 Real processes: embedded PostgreSQL, the lock server, the rail proxy and the stub \

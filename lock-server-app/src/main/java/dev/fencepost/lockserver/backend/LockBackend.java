@@ -19,9 +19,9 @@ import java.time.Duration;
  * <ul>
  *   <li>At most one valid grant per key at any instant, decided atomically by the store (INV-06).
  *   <li>Tokens strictly increase per key for the store's whole life; a token is handed out only
- *       after the store has durably committed it (INV-04, D4).
+ *       after the store has durably committed it (INV-04, ADRs 0001 and 0011).
  *   <li>Expiry is decided by the store's own clock (database {@code now()}, etcd leases), never by
- *       a timer in the lock server (D6). A lock expires when its session expires.
+ *       a timer in the lock server (ADRs 0004 and 0010). A lock expires when its session expires.
  *   <li>Acquire by the session that already holds the key returns the same token, never a new one.
  *   <li>Release and renew are compare-and-set on (key, session, token) (FR-05, FR-06).
  *   <li>Force-revoke frees the key, makes every later token for it higher than the revoked one, and

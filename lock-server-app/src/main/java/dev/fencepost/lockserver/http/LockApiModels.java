@@ -7,7 +7,8 @@ import dev.fencepost.lock.SessionInfo;
 import java.time.Instant;
 
 /**
- * The JSON bodies of the v1 HTTP contract (DESIGN section 5). Fields may be added, never changed.
+ * The JSON bodies of the v1 HTTP contract (docs/lock-server.md). Fields may be added, never
+ * changed.
  */
 final class LockApiModels {
 

@@ -25,7 +25,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The v1 HTTP API of DESIGN section 5. Thin: parse, validate shape, delegate to {@link
+ * The v1 HTTP API of docs/lock-server.md. Thin: parse, validate shape, delegate to {@link
  * LockService}; errors become problem documents in {@link ProblemResponses}.
  */
 @RestController

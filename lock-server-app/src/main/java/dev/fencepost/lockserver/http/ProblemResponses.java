@@ -20,7 +20,7 @@ import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
 /**
- * Every error is {@code application/problem+json} with a stable {@code code} (DESIGN section 5).
+ * Every error is {@code application/problem+json} with a stable {@code code} (docs/lock-server.md).
  * Clients and alerts branch on the code, never on the message text.
  */
 @RestControllerAdvice

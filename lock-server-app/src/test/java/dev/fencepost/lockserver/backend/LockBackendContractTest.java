@@ -20,12 +20,13 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The lock contract, one test per row of the lock and session lifecycle tables (spec 02 section
- * 2.4, FR-01..FR-08). Every backend subclasses this suite unchanged and supplies {@link
- * #backend()}; a backend that fails a test here is wrong, whatever its own tests say.
+ * The lock contract, one test per row of the lock and session lifecycle tables
+ * (docs/lock-server.md, FR-01..FR-08). Every backend subclasses this suite unchanged and supplies
+ * {@link #backend()}; a backend that fails a test here is wrong, whatever its own tests say.
  */
 public abstract class LockBackendContractTest {
 
@@ -54,6 +55,8 @@ public abstract class LockBackendContractTest {
   // --- Lock lifecycle ---------------------------------------------------------------------
 
   @Test
+  @Tag("FR-02")
+  @Tag("FR-03")
   void aFreeKeyIsGrantedWithAPositiveTokenAndAServerExpiry() {
     SessionId s = session("alice");
     LockKey key = freshKey();
@@ -68,6 +71,7 @@ public abstract class LockBackendContractTest {
   }
 
   @Test
+  @Tag("FR-02")
   void theHoldingSessionAcquiringAgainGetsTheSameTokenNotANewOne() {
     SessionId s = session("alice");
     LockKey key = freshKey();
@@ -83,6 +87,8 @@ public abstract class LockBackendContractTest {
   }
 
   @Test
+  @Tag("FR-01")
+  @Tag("INV-06")
   void anotherSessionIsRefusedWhileTheKeyIsHeld() {
     LockKey key = freshKey();
     LockGrant held = backend().acquire(key, session("alice"), Duration.ZERO);
@@ -97,6 +103,7 @@ public abstract class LockBackendContractTest {
   }
 
   @Test
+  @Tag("FR-06")
   void renewExtendsTheLeaseAndKeepsTheToken() {
     SessionId s = backend().createSession("alice", shortTtl()).sessionId();
     LockKey key = freshKey();
@@ -109,6 +116,7 @@ public abstract class LockBackendContractTest {
   }
 
   @Test
+  @Tag("FR-06")
   void renewOfAGrantThatIsNoLongerValidFailsExplicitly() {
     SessionId s = session("alice");
     LockKey key = freshKey();
@@ -120,6 +128,7 @@ public abstract class LockBackendContractTest {
   }
 
   @Test
+  @Tag("FR-06")
   void renewWithAnotherTokenThanTheHeldOneFails() {
     SessionId s = session("alice");
     LockKey key = freshKey();
@@ -132,6 +141,7 @@ public abstract class LockBackendContractTest {
   }
 
   @Test
+  @Tag("FR-05")
   void releaseIsACompareAndDeleteOnTheHoldersOwnGrant() {
     SessionId alice = session("alice");
     SessionId bob = session("bob");
@@ -153,6 +163,7 @@ public abstract class LockBackendContractTest {
   }
 
   @Test
+  @Tag("FR-02")
   void aReleasedKeyIsGrantedAgainWithAStrictlyHigherToken() {
     LockKey key = freshKey();
     SessionId alice = session("alice");
@@ -165,6 +176,7 @@ public abstract class LockBackendContractTest {
   }
 
   @Test
+  @Tag("FR-03")
   void anUnrenewedLeaseExpiresAndAnotherSessionTakesOverWithAHigherToken() {
     LockKey key = freshKey();
     SessionId shortLived = backend().createSession("sleeper", shortTtl()).sessionId();
@@ -184,6 +196,7 @@ public abstract class LockBackendContractTest {
   }
 
   @Test
+  @Tag("FR-04")
   void closingASessionReleasesEveryLockOfItInOneAction() {
     SessionId s = session("alice");
     LockKey k1 = freshKey();
@@ -201,6 +214,7 @@ public abstract class LockBackendContractTest {
   }
 
   @Test
+  @Tag("FR-04")
   void sessionExpiryReleasesEveryLockOfIt() {
     SessionId s = backend().createSession("alice", shortTtl()).sessionId();
     LockKey k1 = freshKey();
@@ -216,6 +230,9 @@ public abstract class LockBackendContractTest {
   }
 
   @Test
+  @Tag("FR-08")
+  @Tag("UC-06")
+  @Tag("INV-04")
   void forceRevokeFreesTheKeyFencesTheOldHolderAndTheNextTokenIsHigher() {
     SessionId alice = session("alice");
     LockKey key = freshKey();
@@ -237,6 +254,7 @@ public abstract class LockBackendContractTest {
   }
 
   @Test
+  @Tag("FR-08")
   void revokingAFreeKeyIsAuditedAndReportsNoHolder() {
     RevokeResult result = backend().revoke(freshKey(), "oncall-jane", "drill");
     assertThat(result.revokedToken()).isNull();
@@ -273,6 +291,7 @@ public abstract class LockBackendContractTest {
   }
 
   @Test
+  @Tag("FR-07")
   void inspectReportsHolderTokenTimesAndAFreeKeyAsFree() {
     LockKey key = freshKey();
     assertThat(backend().inspect(key).held()).isFalse();
@@ -369,6 +388,8 @@ public abstract class LockBackendContractTest {
   }
 
   @Test
+  @Tag("FR-02")
+  @Tag("INV-04")
   void tokensStrictlyIncreasePerKeyAcrossReleasesExpiriesAndRevokes() {
     LockKey key = freshKey();
     long last = 0;

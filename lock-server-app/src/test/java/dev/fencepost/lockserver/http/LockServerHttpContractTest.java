@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,9 +24,9 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The v1 HTTP contract of DESIGN section 5: status codes, problem codes and bodies. Every backend
- * subclasses it unchanged and supplies the properties that select it; the lock server is booted for
- * real on a random loopback port.
+ * The v1 HTTP contract of docs/lock-server.md: status codes, problem codes and bodies. Every
+ * backend subclasses it unchanged and supplies the properties that select it; the lock server is
+ * booted for real on a random loopback port.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class LockServerHttpContractTest {
@@ -189,6 +190,7 @@ public abstract class LockServerHttpContractTest {
   }
 
   @Test
+  @Tag("FR-07")
   void inspectReportsHolderTokenTimesAndWaiters() {
     String session = client.newSession("worker-1");
     String key = key();
@@ -229,6 +231,8 @@ public abstract class LockServerHttpContractTest {
   }
 
   @Test
+  @Tag("FR-08")
+  @Tag("NFR-13")
   void revokeWithoutOperatorOrReasonIsRefusedAndRevokesNothing() {
     String session = client.newSession("worker-1");
     String key = key();
@@ -330,6 +334,7 @@ public abstract class LockServerHttpContractTest {
   }
 
   @Test
+  @Tag("NFR-09")
   void metricsNeverCarryAKeyOwnerSessionOrTokenAsATag() {
     String owner = "cardinality-probe-" + UUID.randomUUID();
     String session = client.newSession(owner);

@@ -8,11 +8,11 @@ import java.util.Optional;
  * A lock this client holds: the grant with its fencing token, the client's conservative local
  * deadline, and the lock-lost signal.
  *
- * <p>The deadline is the client's own, from {@link System#nanoTime()} only (D6): the send time of
- * the last request that confirmed the grant, plus the lease the server granted, minus a safety
- * margin of the TTL (FR-11). It is deliberately earlier than the server's expiry. The moment it
- * passes, the lock is lost for good, even if a late answer from the server would have extended it
- * (spec 02 section 2.4: the client view is conservative).
+ * <p>The deadline is the client's own, from {@link System#nanoTime()} only (ADR 0021): the send
+ * time of the last request that confirmed the grant, plus the lease the server granted, minus a
+ * safety margin of the TTL (FR-11). It is deliberately earlier than the server's expiry. The moment
+ * it passes, the lock is lost for good, even if a late answer from the server would have extended
+ * it (the client's view of its lease is the conservative one, ADR 0021).
  *
  * <p>{@link #close()} releases the lock (compare-and-delete, FR-05). {@link LockTemplate} does that
  * for you; with {@link LockClient#acquire} use try-with-resources.

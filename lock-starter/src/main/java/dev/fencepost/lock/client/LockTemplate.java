@@ -12,9 +12,9 @@ import java.util.Optional;
  * }</pre>
  *
  * <p>The work receives the {@link HeldLock}; its {@code token()} is the fencing token to present to
- * every guard, as an explicit argument (spec 02 section 2.6). After the work returns or throws, the
- * lock is released (compare-and-delete); a release that finds the grant already gone is logged as
- * lock lost, never thrown over the work's own result or exception.
+ * every guard, as an explicit argument. After the work returns or throws, the lock is released
+ * (compare-and-delete); a release that finds the grant already gone is logged as lock lost, never
+ * thrown over the work's own result or exception.
  *
  * <p>Failing to acquire never runs the work (FR-27, INV-07): contention is {@link
  * dev.fencepost.lock.LockNotAcquiredException} from {@code execute} and an empty result from {@code

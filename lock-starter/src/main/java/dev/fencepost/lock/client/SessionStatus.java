@@ -3,8 +3,8 @@ package dev.fencepost.lock.client;
 import java.time.Duration;
 
 /**
- * The client's session as the client sees it (spec 02 section 2.4, client view): for the health
- * indicator and for operators. Never a correctness input.
+ * The client's session as the client sees it (docs/lock-starter.md, liveness and safety): for the
+ * health indicator and for operators. Never a correctness input.
  *
  * @param state where the session stands
  * @param sessionId the current session's id, or null when there is none

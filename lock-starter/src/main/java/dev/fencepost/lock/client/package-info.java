@@ -3,10 +3,10 @@
  *
  * <p>Start with {@link dev.fencepost.lock.client.LockTemplate}: it acquires the lock, hands the
  * work a {@link dev.fencepost.lock.client.HeldLock} whose {@code token()} the work passes
- * explicitly to every guarded mutation (spec 02 section 2.6, steps 2-4), and releases the lock
- * afterwards. {@link dev.fencepost.lock.client.LockClient} is the lower-level API underneath it.
+ * explicitly to every guarded mutation, and releases the lock afterwards. {@link
+ * dev.fencepost.lock.client.LockClient} is the lower-level API underneath it.
  *
- * <p>Which mechanism gives which property (spec 02 section 2.4):
+ * <p>Which mechanism gives which property (docs/lock-starter.md, liveness and safety):
  *
  * <ul>
  *   <li><b>Safety</b> is the fencing token, checked by the guards (INV-05). Nothing in this package

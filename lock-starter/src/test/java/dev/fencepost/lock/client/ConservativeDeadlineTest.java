@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -39,6 +40,8 @@ import org.slf4j.LoggerFactory;
  * forwarding bytes (requests hang, as behind a dead network path), against the real lock server on
  * each backend.
  */
+@Tag("FR-11")
+@Tag("FR-12")
 class ConservativeDeadlineTest {
 
   private static final Logger log = LoggerFactory.getLogger(ConservativeDeadlineTest.class);

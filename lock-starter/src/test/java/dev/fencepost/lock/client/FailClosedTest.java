@@ -42,6 +42,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
@@ -53,6 +54,9 @@ import org.slf4j.LoggerFactory;
  * 503 keepalive). The lock server is played by WireMock, which makes these protocol edge cases
  * exact and countable.
  */
+@Tag("FR-27")
+@Tag("FR-28")
+@Tag("UC-08")
 class FailClosedTest {
 
   private static final Logger log = LoggerFactory.getLogger(FailClosedTest.class);

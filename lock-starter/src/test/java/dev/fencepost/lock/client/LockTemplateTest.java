@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * parameter, the lock is released after the work, contention is a normal outcome, and two threads
  * of one client never share a grant.
  */
+@Tag("UC-02")
 class LockTemplateTest {
 
   @RegisterExtension final CapturedEvents events = new CapturedEvents();

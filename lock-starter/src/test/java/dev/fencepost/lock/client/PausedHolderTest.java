@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -34,6 +35,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * pause lasts until another worker has legitimately taken over, which needs the server's lease to
  * expire, so it is longer than the TTL by construction.
  */
+@Tag("UC-03")
+@Tag("INV-05")
 class PausedHolderTest {
 
   private static final Duration TTL = Duration.ofSeconds(3);
@@ -137,7 +140,10 @@ class PausedHolderTest {
     return client;
   }
 
-  /** A guard per D1: accept iff {@code token >= fence}, then {@code fence = token}, atomically. */
+  /**
+   * A guard per ADR 0036: accept iff {@code token >= fence}, then {@code fence = token},
+   * atomically.
+   */
   static final class Fence {
     private final AtomicLong fence = new AtomicLong();
 

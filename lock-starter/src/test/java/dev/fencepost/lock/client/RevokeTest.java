@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -33,6 +34,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the holder's client sees lock-lost (REVOKED) by its next heartbeat, while its work is blocked:
  * the heartbeat runs on its own thread.
  */
+@Tag("UC-06")
 class RevokeTest {
 
   @RegisterExtension final CapturedEvents events = new CapturedEvents();

@@ -15,6 +15,7 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * FR-04: when the server no longer has the client's session, every lock of that session is lost
  * (SESSION_LOST) and a new session serves later acquires.
  */
+@Tag("FR-04")
 class SessionLossTest {
 
   @RegisterExtension final CapturedEvents events = new CapturedEvents();

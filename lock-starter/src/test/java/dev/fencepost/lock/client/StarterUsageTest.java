@@ -26,8 +26,8 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
- * Issue 4's definition of done, as an application sees it: add the starter, set the lock server
- * URL, run fenced work in three lines; against the real lock server on PostgreSQL.
+ * The lock starter's definition of done, as an application sees it: add the starter, set the lock
+ * server URL, run fenced work in three lines; against the real lock server on PostgreSQL.
  */
 class StarterUsageTest {
 

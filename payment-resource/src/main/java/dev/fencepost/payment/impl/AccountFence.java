@@ -8,15 +8,15 @@ import dev.fencepost.payment.FencingMode;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * The guard (D1, FR-15, INV-01, INV-05). Every mutation of paydb calls {@link #advance} first, in
- * its own transaction, and proceeds only if it returns.
+ * The guard (ADR 0036, FR-15, INV-01, INV-05). Every mutation of paydb calls {@link #advance}
+ * first, in its own transaction, and proceeds only if it returns.
  *
  * <p>It is one statement on purpose. Reading the fence and then writing in a second statement would
- * let another holder advance it in between (spec 02 section 2.6, step 5); here PostgreSQL evaluates
- * the predicate and takes the row lock atomically, and the lock serialises every other writer of
- * the account until this transaction ends. {@code <=} rather than {@code <} because one grant
- * writes several times under its token (claim, later the posting); tokens are unique per grant, so
- * equality is the same holder.
+ * let another holder advance it in between; here PostgreSQL evaluates the predicate and takes the
+ * row lock atomically, and the lock serialises every other writer of the account until this
+ * transaction ends. {@code <=} rather than {@code <} because one grant writes several times under
+ * its token (claim, later the posting); tokens are unique per grant, so equality is the same
+ * holder.
  */
 public final class AccountFence {
 

@@ -51,7 +51,7 @@ public final class Ledger {
     return group;
   }
 
-  /** D9: money enters a customer account only as a balanced group from funding-source. */
+  /** ADR 0033: money enters a customer account only as a balanced group from funding-source. */
   public UUID fund(AccountId account, long amountMinor, String actor) {
     UUID group = UUID.randomUUID();
     jdbc.sql("INSERT INTO ledger_group (id, kind, actor) VALUES (:id, 'FUNDING', :actor)")

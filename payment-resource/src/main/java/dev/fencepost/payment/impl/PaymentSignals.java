@@ -41,7 +41,7 @@ public final class PaymentSignals {
             .register(registry);
   }
 
-  /** Registers the FR-29 gauge and, when the fence is off, says so loudly (D8). */
+  /** Registers the FR-29 gauge and, when the fence is off, says so loudly (ADR 0035). */
   public void fencingMode(FencingMode mode) {
     int enabled = mode == FencingMode.ENFORCED ? 1 : 0;
     Gauge.builder("fencepost.fencing.enabled", () -> enabled)

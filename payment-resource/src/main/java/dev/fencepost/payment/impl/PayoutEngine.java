@@ -20,7 +20,7 @@ import java.util.Optional;
  *
  * <ol>
  *   <li>find the payout's account (immutable, so an unlocked read is safe);
- *   <li>{@link AccountFence#advance}: the guard, before anything else (D1);
+ *   <li>{@link AccountFence#advance}: the guard, before anything else (ADR 0036);
  *   <li>re-read the payout: the account row lock taken by the fence now serialises every writer of
  *       this account, so this is the current state (FR-14);
  *   <li>for a claim, the funds check (A-09): CLAIM becomes FUNDS_INSUFFICIENT when the balance

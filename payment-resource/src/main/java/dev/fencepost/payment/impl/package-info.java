@@ -2,7 +2,8 @@
  * How the payment resource does it; nothing here is part of the API.
  *
  * <ul>
- *   <li>{@link dev.fencepost.payment.impl.AccountFence}: the one fenced statement (D1, INV-05).
+ *   <li>{@link dev.fencepost.payment.impl.AccountFence}: the one fenced statement (ADR 0036,
+ *       INV-05).
  *   <li>{@link dev.fencepost.payment.impl.PayoutEngine}: one transaction per event: fence, re-read,
  *       ask {@link dev.fencepost.payment.PayoutTransitions}, side effect, conditional update,
  *       audit.

@@ -24,8 +24,8 @@ public class EtcdBackendConfiguration {
   }
 
   /**
-   * The backend. When a revision floor is configured (after a restore from backup, D5), the lock
-   * server does not start serving until etcd's revision is past it.
+   * The backend. When a revision floor is configured (after a restore from backup, ADR 0016), the
+   * lock server does not start serving until etcd's revision is past it.
    */
   @Bean
   EtcdLockBackend etcdLockBackend(Client fencepostEtcdClient, EtcdBackendProperties properties) {

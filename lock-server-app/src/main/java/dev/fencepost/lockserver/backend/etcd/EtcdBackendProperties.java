@@ -24,7 +24,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param revisionFloor after restoring etcd from a backup: the highest fencing token either guard
  *     has seen (the larger of paydb's highest account fence and the rail proxy's highest
  *     high-water). At start the lock server writes until etcd's revision exceeds it, before it
- *     serves, so no token is issued twice (INV-04, D5). Unset or 0: nothing to do
+ *     serves, so no token is issued twice (INV-04, ADR 0016). Unset or 0: nothing to do
  */
 @ConfigurationProperties("fencepost.lock.etcd")
 public record EtcdBackendProperties(

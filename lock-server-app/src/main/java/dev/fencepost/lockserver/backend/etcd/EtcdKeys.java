@@ -14,13 +14,13 @@ import java.util.regex.Pattern;
  *
  * <pre>
  * {prefix}locks/{lockKey}                 the grant: JSON {owner, sessionId, acquiredAt}, on the
- *                                         holder's lease; its ModRevision is the token (D4)
+ *                                         holder's lease; its ModRevision is the token (ADR 0011)
  * {prefix}sessions/{leaseIdHex}           the session: JSON {owner, ttlMillis}, on its own lease
  * {prefix}waiters/{lockKey}/{uuid}        one waiting acquire, on the waiter's lease
  * {prefix}audit/{lockKey}/{token, 20 digits}   a force-revoke of a held key (no lease: kept)
  * {prefix}audit/{lockKey}/free-{uuid}     a force-revoke of a free key (no lease: kept)
  * {prefix}revision-floor                  scratch key written to advance the revision after a
- *                                         restore (D5)
+ *                                         restore (ADR 0016)
  * </pre>
  *
  * Lock keys match {@code [A-Za-z0-9:._-]+}, so they never contain {@code /} and a prefix range over

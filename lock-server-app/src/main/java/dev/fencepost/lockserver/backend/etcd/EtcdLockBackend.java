@@ -59,13 +59,13 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Session = lease.</b> {@link #createSession} grants a lease of the session's TTL; its id
  *       (hex) is the session id. {@link #keepAlive} is one lease keepalive. When etcd expires or
  *       revokes the lease it deletes, in the same raft entry, every key attached to it: every grant
- *       and waiter of the session (FR-04, D6: expiry is etcd's decision, never a lock-server
+ *       and waiter of the session (FR-04, ADR 0010: expiry is etcd's decision, never a lock-server
  *       timer).
  *   <li><b>Acquire = one transaction</b>: if the lock key does not exist ({@code CreateRevision ==
  *       0}), put it on the session's lease; else read it. The token is that transaction's revision,
  *       which is the key's CreateRevision and ModRevision, because nothing writes the key while the
- *       grant lives (D4, INV-06). The same session acquiring again finds its own lease on the key
- *       and gets the same token.
+ *       grant lives (ADR 0011, INV-06). The same session acquiring again finds its own lease on the
+ *       key and gets the same token.
  *   <li><b>Renew</b> touches only the lease and then confirms the key still carries the token as
  *       ModRevision and the session's lease (FR-06). <b>Release</b> is a transaction that deletes
  *       the key only if its ModRevision is still the token (FR-05).
@@ -265,7 +265,7 @@ public final class EtcdLockBackend implements LockBackend {
     }
     long revision = txn.getHeader().getRevision();
     if (txn.isSucceeded()) {
-      // The put's revision is the key's CreateRevision and ModRevision: the token (D4).
+      // The put's revision is the key's CreateRevision and ModRevision: the token (ADR 0011).
       return Attempt.granted(
           new LockGrant(
               key, session.owner(), sessionId, new FencingToken(revision), now, expiresAt));
@@ -282,7 +282,8 @@ public final class EtcdLockBackend implements LockBackend {
     }
     KeyValue current = held.get();
     if (current.getLease() == leaseId) {
-      // Same session again: the same grant, never a new token (spec 02 section 2.4).
+      // Same session again: the same grant, never a new token (the lock lifecycle,
+      // docs/lock-server.md).
       EtcdValues.Grant grant = EtcdValues.read(current.getValue(), EtcdValues.Grant.class);
       return Attempt.granted(
           new LockGrant(
@@ -531,7 +532,7 @@ public final class EtcdLockBackend implements LockBackend {
             calls.idempotent(
                 "inspect", deadline, () -> leases.timeToLive(leaseId, LeaseOption.DEFAULT)));
     // A negative TTL means etcd has expired the lease and is about to delete the key; until it
-    // has, the key is held by etcd's own account (D6), just with no time left.
+    // has, the key is held by etcd's own account (ADR 0010), just with no time left.
     return new LockInfo(
         key,
         true,
@@ -628,10 +629,11 @@ public final class EtcdLockBackend implements LockBackend {
 
   /**
    * Advances etcd's revision until it exceeds {@code floor}, so that every token issued from now on
-   * is higher than {@code floor} (INV-04, D5). For the restore procedure: a cluster restored from a
-   * backup has rewound its revision and would otherwise issue tokens that guards have already seen;
-   * the operator passes the highest fence either guard holds. Each write of a scratch key under the
-   * prefix advances the revision by one; idempotent, and a no-op when the revision is already past.
+   * is higher than {@code floor} (INV-04, ADR 0016). For the restore procedure: a cluster restored
+   * from a backup has rewound its revision and would otherwise issue tokens that guards have
+   * already seen; the operator passes the highest fence either guard holds. Each write of a scratch
+   * key under the prefix advances the revision by one; idempotent, and a no-op when the revision is
+   * already past.
    *
    * @return the revision etcd reached, greater than {@code floor}
    */

@@ -65,7 +65,7 @@ public class PostgresBackendConfiguration {
 
   /**
    * Applies {@code fencepost.lock.postgres.token-floor} before anything is served, so that a lockdb
-   * restored from a backup cannot reissue a token the guards have already seen (INV-04, D5).
+   * restored from a backup cannot reissue a token the guards have already seen (INV-04, ADR 0003).
    */
   @Bean
   TokenFloor lockdbTokenFloor(

@@ -29,7 +29,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The PostgreSQL lock backend (FR-09). lockdb holds sessions, lock entries, a token sequence and an
- * append-only history; every decision is made by PostgreSQL inside a statement, by its clock (D6).
+ * append-only history; every decision is made by PostgreSQL inside a statement, by its clock (ADR
+ * 0004).
  *
  * <p>How the rules of {@link LockBackend} are kept:
  *
@@ -41,9 +42,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  *       WHERE expires_at > now()}) lock the same session row, so exactly one of them wins: either
  *       the session was extended and the key stays held, or the session is gone and its keepalive
  *       fails.
- *   <li>Tokens (INV-04, D4): {@code nextval('lock_token_seq')}, a NO CYCLE sequence, drawn only
- *       after the acquiring transaction owns the key's row, and returned only after it committed.
- *   <li>Expiry (D6): only ever {@code expires_at} compared with {@code now()} inside SQL.
+ *   <li>Tokens (INV-04, ADR 0001): {@code nextval('lock_token_seq')}, a NO CYCLE sequence, drawn
+ *       only after the acquiring transaction owns the key's row, and returned only after it
+ *       committed.
+ *   <li>Expiry (ADR 0004): only ever {@code expires_at} compared with {@code now()} inside SQL.
  * </ul>
  */
 public final class PostgresLockBackend implements LockBackend {
@@ -213,7 +215,8 @@ public final class PostgresLockBackend implements LockBackend {
     if (current.isPresent()) {
       EntryRow held = current.get();
       if (held.sessionId().equals(session)) {
-        // Idempotent re-acquire: a retried request must not mint a token (spec 02 section 2.4).
+        // Idempotent re-acquire: a retried request must not mint a token (the lock lifecycle,
+        // docs/lock-server.md).
         return Attempt.granted(held.toGrant(key, sessionId));
       }
       int takenOver =

@@ -14,7 +14,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.CannotCreateTransactionException;
 
 /**
- * The grace period after an outage or restart (spec 02 section 2.4; docs/decisions/0002-grace.md).
+ * The grace period after an outage or restart (ADR 0002).
  *
  * <p>While lockdb is unreachable no client can keep its session alive, so without grace every
  * session would be expired the moment the database returned: a mass eviction caused by our outage,
@@ -25,8 +25,8 @@ import org.springframework.transaction.CannotCreateTransactionException;
  *
  * <p>Why this is safe: a session that expired while the service was demonstrably up (a recent
  * beacon) gets nothing; a session whose lock was taken over no longer exists (takeover deletes it);
- * and all of it is decided by the database clock (D6). Grace costs availability for a dead client's
- * keys (one more TTL), never exclusivity.
+ * and all of it is decided by the database clock (ADR 0004). Grace costs availability for a dead
+ * client's keys (one more TTL), never exclusivity.
  */
 public final class SessionGrace {
 

@@ -12,6 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -25,6 +26,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * increase per key, and the clients must keep being answered after every election. What each
  * election cost is printed (the NFR-02 measurement), bounded only by a generous sanity limit.
  */
+@Tag("NFR-02")
+@Tag("NFR-05")
+@Tag("INV-04")
+@Tag("INV-06")
 class EtcdLeaderKillTest {
 
   private static final Duration EVERY = Duration.ofSeconds(10);

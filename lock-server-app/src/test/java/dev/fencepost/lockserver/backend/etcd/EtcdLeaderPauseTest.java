@@ -12,6 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * deposed, and when it thaws (SIGCONT) believing it still leads, it cannot grant anything: it must
  * first hear the new term and step down (INV-06). Same clients, same checks as the kill test.
  */
+@Tag("INV-06")
 class EtcdLeaderPauseTest {
 
   private static final Duration EVERY = Duration.ofSeconds(8);

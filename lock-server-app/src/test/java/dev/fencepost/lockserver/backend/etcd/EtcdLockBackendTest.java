@@ -32,13 +32,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * What the etcd backend stores and how it uses etcd, read back from etcd itself: the parts of D4/D6
- * and FR-08/FR-10 that the backend-independent contract cannot see.
+ * What the etcd backend stores and how it uses etcd, read back from etcd itself: the parts of ADRs
+ * 0010 and 0011 and FR-08/FR-10 that the backend-independent contract cannot see.
  */
+@Tag("FR-10")
 class EtcdLockBackendTest {
 
   @RegisterExtension static EtcdClusterExtension etcd = EtcdClusterExtension.singleMember();

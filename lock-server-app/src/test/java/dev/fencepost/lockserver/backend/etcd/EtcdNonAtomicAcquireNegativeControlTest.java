@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -28,6 +29,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * puts it without a compare. The checks must catch it; if this test ever passes with no overlap,
  * the leader-kill and leader-pause tests prove nothing.
  */
+@Tag("NFR-07")
+@Tag("INV-06")
 class EtcdNonAtomicAcquireNegativeControlTest {
 
   private static final String PREFIX = "/negative-control/";

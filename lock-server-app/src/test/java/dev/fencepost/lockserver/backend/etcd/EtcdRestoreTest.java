@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,12 +24,13 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * INV-04 is a property of restore, not of normal operation (D5). Restoring etcd from a backup
+ * INV-04 is a property of restore, not of normal operation (ADR 0016). Restoring etcd from a backup
  * rewinds its revision, and with it the token source: a restored cluster hands out tokens that
  * guards have already accepted. Debian's etcd 3.4.23 has no {@code --bump-revision} on restore, so
  * the lock server carries the remedy itself: given the highest fence either guard holds, it writes
  * until etcd's revision is past it, before serving.
  */
+@Tag("INV-04")
 class EtcdRestoreTest {
 
   @RegisterExtension static EtcdClusterExtension etcd = EtcdClusterExtension.singleMember();

@@ -16,16 +16,19 @@ import java.util.Locale;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A client that stops heartbeating (killed, partitioned, frozen) loses its locks to etcd's own
- * lease expiry (FR-03, FR-04, D6): no later than its TTL plus one election timeout after its last
- * keepalive, and not before its TTL. Measured on a 3-member cluster, with the next client already
- * waiting on the key, so the handover is observed the moment it happens (the waiting acquire
- * watches the key).
+ * lease expiry (FR-03, FR-04, ADR 0010): no later than its TTL plus one election timeout after its
+ * last keepalive, and not before its TTL. Measured on a 3-member cluster, with the next client
+ * already waiting on the key, so the handover is observed the moment it happens (the waiting
+ * acquire watches the key).
  */
+@Tag("FR-03")
+@Tag("FR-04")
 class EtcdSessionExpiryTest {
 
   @RegisterExtension static EtcdClusterExtension etcd = EtcdClusterExtension.threeMembers();
@@ -83,7 +86,7 @@ class EtcdSessionExpiryTest {
   @Test
   void aLeaderElectionAloneNeverExpiresASession() {
     // etcd's new leader restarts every lease's countdown (its "promote"), which is the grace
-    // period of spec 02 section 2.4: an election alone never expires a session.
+    // period after an election (ADR 0010): an election alone never expires a session.
     Duration ttl = etcd.cluster().minimumLeaseTtl();
     LockKey key = LockKey.of("payout:grace-" + UUID.randomUUID());
     SessionId holder = backend.createSession("holder", ttl).sessionId();

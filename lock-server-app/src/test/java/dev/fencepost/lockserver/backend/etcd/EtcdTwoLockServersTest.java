@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -31,8 +32,10 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * Two lock servers (two Spring contexts of the real application, each with its own jetcd client) on
  * one 3-member etcd cluster are one lock service: the lock server keeps no state of its own, so a
- * client may reach either instance for any call (DESIGN section 2, FR-01, FR-05).
+ * client may reach either instance for any call (FR-01, FR-05).
  */
+@Tag("FR-01")
+@Tag("FR-05")
 class EtcdTwoLockServersTest {
 
   @RegisterExtension static EtcdClusterExtension etcd = EtcdClusterExtension.threeMembers();

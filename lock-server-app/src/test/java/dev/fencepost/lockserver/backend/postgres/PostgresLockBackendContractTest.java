@@ -5,8 +5,10 @@ import dev.fencepost.lockserver.backend.LockBackendContractTest;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+@Tag("FR-09")
 class PostgresLockBackendContractTest extends LockBackendContractTest {
 
   @RegisterExtension

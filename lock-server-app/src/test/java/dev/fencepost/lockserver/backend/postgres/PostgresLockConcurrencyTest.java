@@ -6,6 +6,7 @@ import dev.fencepost.lockserver.history.GrantHistory;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -17,6 +18,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * acquire is a read followed by a separate write: the checker must find overlapping grants there,
  * which proves the clean result above comes from the atomic acquire and not from a lenient check.
  */
+@Tag("FR-01")
+@Tag("FR-02")
+@Tag("INV-04")
+@Tag("INV-06")
 class PostgresLockConcurrencyTest {
 
   @RegisterExtension

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -114,6 +115,11 @@ class PostgresLockServerOperationsTest {
   }
 
   @Test
+  @Tag("FR-08")
+  @Tag("FR-30")
+  @Tag("NFR-08")
+  @Tag("NFR-13")
+  @Tag("UC-06")
   void revokeWritesAnAuditRowAnEventForTheAlertAndCountsIt() {
     first = startServer();
     LockServerClient a = client(first);
@@ -149,6 +155,8 @@ class PostgresLockServerOperationsTest {
   }
 
   @Test
+  @Tag("FR-30")
+  @Tag("NFR-13")
   void theAuditTrailCannotBeRewritten() {
     first = startServer();
     LockServerClient a = client(first);
@@ -170,6 +178,7 @@ class PostgresLockServerOperationsTest {
   }
 
   @Test
+  @Tag("UC-08")
   void afterTheWholeServiceWasDownLongerThanATtlLiveSessionsGetOneTtlOfGrace() {
     first = startServer();
     LockServerClient a = client(first);
@@ -201,6 +210,7 @@ class PostgresLockServerOperationsTest {
   }
 
   @Test
+  @Tag("INV-04")
   void aTokenFloorGivenAtStartIsAppliedBeforeTheFirstGrant() {
     first = startServer("--fencepost.lock.postgres.token-floor=5000000");
     LockServerClient a = client(first);

@@ -20,6 +20,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -27,8 +28,10 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * PostgreSQL stops and starts under load (the embedded server is this test's own). Across the
  * outage no token is issued twice or goes backwards (INV-04), held grants survive, and sessions
- * alive when the outage began get one TTL of grace (spec 02 section 2.4, docs/decisions).
+ * alive when the outage began get one TTL of grace (ADR 0002).
  */
+@Tag("INV-04")
+@Tag("NFR-05")
 class PostgresRestartTest {
 
   @RegisterExtension

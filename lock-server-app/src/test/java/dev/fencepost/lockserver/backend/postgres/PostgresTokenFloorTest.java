@@ -11,15 +11,17 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * The restore hazard and its procedure on PostgreSQL (INV-04, D5, decision 0003): a lockdb restored
- * from an older dump reissues tokens the guards have seen, unless the sequence is moved past the
- * guards' highest fence before the service starts.
+ * The restore hazard and its procedure on PostgreSQL (INV-04, ADR 0003): a lockdb restored from an
+ * older dump reissues tokens the guards have seen, unless the sequence is moved past the guards'
+ * highest fence before the service starts.
  */
+@Tag("INV-04")
 class PostgresTokenFloorTest {
 
   @RegisterExtension

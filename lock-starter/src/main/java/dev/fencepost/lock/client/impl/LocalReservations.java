@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Mutual exclusion between threads of one client. All of a client's locks share one session, and
  * the server answers an acquire by the session that already holds a key with the same grant and
- * token (spec 02 section 2.4, so that a retried request cannot mint a second token). Two threads of
+ * token (so that a retried request cannot mint a second token, docs/lock-server.md). Two threads of
  * one client asking for the same key would therefore both "hold" it under one token, and no guard
  * could tell them apart. Each key is reserved locally before the request is sent and freed only
  * after the lock is released.

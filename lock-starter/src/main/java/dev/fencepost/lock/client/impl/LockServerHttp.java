@@ -50,8 +50,8 @@ import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The lock server's HTTP contract v1 (DESIGN section 5), as blocking calls that map every answer to
- * a result or to the contract's exception: {@code SESSION_NOT_FOUND}, {@code LOCK_HELD}, {@code
+ * The lock server's HTTP contract v1 (docs/lock-server.md), as blocking calls that map every answer
+ * to a result or to the contract's exception: {@code SESSION_NOT_FOUND}, {@code LOCK_HELD}, {@code
  * LOCK_LOST}, {@code NOT_HOLDER}, {@code INVALID_KEY}. Transport failures and 502/503/504 become
  * {@link LockServerUnreachableException}, the one retryable failure; any other 4xx is {@link
  * LockRequestRejectedException} and any other 5xx {@link LockServiceUnavailableException}.

@@ -28,6 +28,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -47,6 +48,8 @@ import tools.jackson.databind.json.JsonMapper;
  * splits core, metrics and health so each backs off on its own condition. These contexts point at a
  * closed port: the application must still start, and acquire must fail closed (UC-08).
  */
+@Tag("FR-27")
+@Tag("NFR-09")
 class LockClientAutoConfigurationTest {
 
   private static String closedPortUrl;

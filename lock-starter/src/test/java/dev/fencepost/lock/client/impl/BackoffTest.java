@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** FR-28: full-jitter exponential backoff, bounded in attempts and in total time. */
+@Tag("FR-28")
 class BackoffTest {
 
   private final LockClientSettings.Retry retry =

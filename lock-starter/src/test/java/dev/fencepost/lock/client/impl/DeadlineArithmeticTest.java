@@ -22,6 +22,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * s), so a confirmed send gives a deadline 2.8 s later. Only upper bounds on {@code remaining()}
  * are asserted: a slow machine can only make it smaller.
  */
+@Tag("FR-11")
 class DeadlineArithmeticTest {
 
   private static final Duration MARGIN = Duration.ofMillis(1200);

@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * too, so the check must not depend on it having run. These locks are built with no watchdog at
  * all.
  */
+@Tag("FR-13")
 class DefaultHeldLockTest {
 
   private final DefaultLockClient client =

@@ -34,8 +34,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The HTTP contract as the client reads it (DESIGN section 5): which answers are results, which are
- * the contract's exceptions, and which are the one retryable failure.
+ * The HTTP contract as the client reads it (docs/lock-server.md): which answers are results, which
+ * are the contract's exceptions, and which are the one retryable failure.
  */
 class LockServerHttpTest {
 

@@ -1,6 +1,6 @@
 package dev.fencepost.lock.client.testing;
 
-/** JSON bodies a WireMock stand-in for the lock server answers with (DESIGN section 5). */
+/** JSON bodies a WireMock stand-in for the lock server answers with (docs/lock-server.md). */
 public final class LockServerStubs {
 
   private LockServerStubs() {}

@@ -145,7 +145,7 @@ public final class RealLockServer {
     return new AdminApi(baseUrl);
   }
 
-  /** Whether the lock server's own context created a lock client: it must not (issue 4). */
+  /** Whether the lock server's own context created a lock client: it must not. */
   public boolean serverContextHasLockClient() {
     return context.getBeanProvider(LockClient.class).getIfAvailable() != null;
   }
