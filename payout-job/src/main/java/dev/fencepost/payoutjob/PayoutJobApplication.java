@@ -45,8 +45,19 @@ public class PayoutJobApplication {
     defaults.put("management.endpoints.web.exposure.include", "health,info,prometheus,batchjobs");
     defaults.put("logging.structured.format.console", "ecs");
     defaults.put("fencepost.lock.client.base-url", "http://localhost:8081");
-    defaults.put("fencepost.payout.paydb.username", "${PAYDB_USERNAME:postgres}");
-    defaults.put("fencepost.payout.paydb.password", "${PAYDB_PASSWORD:postgres}");
+    // paydb (payment-resource's auto-configuration). The fencepost.payout.paydb.* names are the
+    // ones before paydb had one prefix for every job; still read until every launcher passes the
+    // new ones, then these fall back to the deployment defaults alone.
+    defaults.put(
+        "fencepost.paydb.url",
+        "${fencepost.payout.paydb.url:jdbc:postgresql://localhost:5432/paydb}");
+    defaults.put(
+        "fencepost.paydb.username",
+        "${fencepost.payout.paydb.username:${PAYDB_USERNAME:postgres}}");
+    defaults.put(
+        "fencepost.paydb.password",
+        "${fencepost.payout.paydb.password:${PAYDB_PASSWORD:postgres}}");
+    defaults.put("fencepost.paydb.maximum-pool-size", "4");
     return defaults;
   }
 

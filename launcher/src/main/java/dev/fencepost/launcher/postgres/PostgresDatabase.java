@@ -71,6 +71,9 @@ public final class PostgresDatabase implements AutoCloseable {
               new CommandScope(UpdateCommandStep.COMMAND_NAME)
                   .addArgumentValue(DbUrlConnectionArgumentsCommandStep.DATABASE_ARG, database)
                   .addArgumentValue(UpdateCommandStep.CHANGELOG_FILE_ARG, changelogPath)
+                  .addArgumentValue(
+                      liquibase.command.core.helpers.ShowSummaryArgument.SHOW_SUMMARY_OUTPUT,
+                      liquibase.UpdateSummaryOutputEnum.LOG)
                   .execute());
     } catch (SQLException e) {
       throw new IllegalStateException("could not connect to " + name, e);
