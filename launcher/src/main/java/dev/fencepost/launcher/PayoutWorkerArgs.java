@@ -37,11 +37,6 @@ public final class PayoutWorkerArgs {
     args.set("fencepost.paydb.url", paydb.jdbcUrl());
     args.set("fencepost.paydb.username", paydb.username());
     args.set("fencepost.paydb.password", paydb.password());
-    // Transitional: the job still reads paydb under its old prefix until its auto-configuration
-    // lands; removed with it.
-    args.set("fencepost.payout.paydb.url", paydb.jdbcUrl());
-    args.set("fencepost.payout.paydb.username", paydb.username());
-    args.set("fencepost.payout.paydb.password", paydb.password());
     args.set("spring.datasource.url", batchdb.jdbcUrl());
     args.set("spring.datasource.username", batchdb.username());
     args.set("spring.datasource.password", batchdb.password());

@@ -202,11 +202,9 @@ final class LocalRun implements AutoCloseable {
     PostgresDatabase paydb = platform.paydb();
     PostgresDatabase batchdb = platform.batchdb();
     List<String> args = new ArrayList<>(LocalPlatform.postgresArgs(batchdb));
-    for (String prefix : List.of("fencepost.paydb", "fencepost.reconciliation.paydb")) {
-      args.add("--" + prefix + ".url=" + paydb.jdbcUrl());
-      args.add("--" + prefix + ".username=" + paydb.username());
-      args.add("--" + prefix + ".password=" + paydb.password());
-    }
+    args.add("--fencepost.paydb.url=" + paydb.jdbcUrl());
+    args.add("--fencepost.paydb.username=" + paydb.username());
+    args.add("--fencepost.paydb.password=" + paydb.password());
     args.add("--fencepost.reconciliation.proxy-base-url=" + platform.railProxy().baseUrl());
     args.add("--fencepost.reconciliation.rail-statement-url=" + platform.railStub().baseUrl());
     args.add("--fencepost.reconciliation.settlement-window=3s");
