@@ -236,7 +236,7 @@ public final class LocalStack implements Callable<Integer> {
       run.close();
       throw e;
     }
-    console.line(summary.text());
+    console.line(summary.text(options.benchmark()));
     if (options.summaryJson() != null) {
       Files.writeString(options.summaryJson(), summary.json());
       console.line("  summary JSON    " + options.summaryJson());

@@ -52,6 +52,17 @@ public record RunOptions(
     return railLatency.equals("a07") ? "10s" : "1s";
   }
 
+  /** A benchmark option was given: the summary then shows the benchmark's figures too. */
+  boolean benchmark() {
+    return concurrency != 1
+        || !railLatency.equals("0ms")
+        || synchronousCommit
+        || jfrDir != null
+        || pageSize != 100
+        || railTimeout != null
+        || workerDeadlineSeconds > 0;
+  }
+
   String railLatencyDistribution() {
     return railLatency.equals("a07") ? "LOGNORMAL" : "FIXED";
   }

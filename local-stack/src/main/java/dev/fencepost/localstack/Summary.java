@@ -80,7 +80,8 @@ public record Summary(
         && (reconciliation == null || reconciliation.pages() == 0);
   }
 
-  String text() {
+  /** The summary for a person; {@code benchmark} adds the benchmark's figures. */
+  String text(boolean benchmark) {
     StringBuilder out = new StringBuilder();
     out.append(
         String.format(
@@ -109,7 +110,7 @@ public record Summary(
         String.format(
             "  claim to POSTED p50 %.0f ms, p99 %.0f ms; WAL fsyncs per payout %.1f%n",
             p50Millis, p99Millis, walSyncsPerPayout));
-    if (measures != null) {
+    if (benchmark && measures != null) {
       out.append(measures.text());
     }
     if (reconciliation != null) {

@@ -58,6 +58,7 @@ class LocalStackTest {
     assertThat(printed)
         .contains("Starting", "Seeding", "Paying out", "Reconciling")
         .contains("duplicates", "ledger balanced", "reconciliation")
+        .contains("2 process(es) x 2 thread(s)")
         .doesNotContainIgnoringCase("liquibase")
         .doesNotContainIgnoringCase("hikari")
         .doesNotContain("\"@timestamp\"");
@@ -112,6 +113,7 @@ class LocalStackTest {
     assertThat(plain.railLatency()).isEqualTo("0ms");
     assertThat(plain.railTimeout()).isEqualTo("1s");
     assertThat(plain.verbose()).isFalse();
+    assertThat(plain.benchmark()).as("the summary shows no benchmark block").isFalse();
   }
 
   @Test
@@ -143,6 +145,7 @@ class LocalStackTest {
     assertThat(bench.workerDeadlineSeconds()).isEqualTo(240);
     assertThat(bench.backend()).isEqualTo("etcd");
     assertThat(bench.verbose()).isTrue();
+    assertThat(bench.benchmark()).isTrue();
     RunOptions fixed = parse("--rail-latency", "300ms", "--rail-timeout", "2s");
     assertThat(fixed.railLatencyDistribution()).isEqualTo("FIXED");
     assertThat(fixed.railLatencyFixed()).isEqualTo("300ms");
