@@ -3,11 +3,15 @@ package dev.fencepost.lockserver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.fencepost.launcher.process.ExecJar;
+import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.lockserver.http.LockServerClient;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,7 +25,7 @@ class LockServerJarIT {
   @RegisterExtension
   static EmbeddedPostgresExtension lockdb = EmbeddedPostgresExtension.withChangelog(null);
 
-  private ExecJar server;
+  private JavaProcess server;
 
   @AfterEach
   void stop() throws Exception {
@@ -33,9 +37,8 @@ class LockServerJarIT {
   @Test
   void theExecJarStartsOnLockdbFromSpringDatasourcePropertiesAndLogsEcsJson() throws Exception {
     server =
-        ExecJar.start(
+        start(
             Path.of(System.getProperty("lockserver.exec.jar")),
-            "--server.address=127.0.0.1",
             "--spring.datasource.url=" + lockdb.jdbcUrl(),
             "--spring.datasource.username=postgres",
             "--spring.datasource.password=postgres");
@@ -52,12 +55,25 @@ class LockServerJarIT {
     assertThat(token).isPositive();
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> server.output().contains("\"event\":\"lock.revoked\""));
+        .until(() -> output(server).contains("\"event\":\"lock.revoked\""));
     String acquired =
-        server.outputLines().stream()
+        output(server).lines().toList().stream()
             .filter(line -> line.contains("\"event\":\"lock.acquired\""))
             .findFirst()
             .orElseThrow();
     assertThat(acquired).startsWith("{").contains("\"token\":" + token).contains("\"@timestamp\"");
+  }
+
+  /** The runnable jar as its own process on a free loopback port, logging to a file. */
+  private static JavaProcess start(Path jar, String... args) {
+    return JavaProcess.jar("lock-server", jar).httpPort(0).args(List.of(args)).start();
+  }
+
+  private static String output(JavaProcess process) {
+    try {
+      return Files.readString(process.log());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }

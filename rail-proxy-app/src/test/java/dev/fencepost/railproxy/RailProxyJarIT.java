@@ -10,10 +10,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
-import dev.fencepost.launcher.process.ExecJar;
+import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,7 +32,7 @@ class RailProxyJarIT {
   @RegisterExtension
   static EmbeddedPostgresExtension proxydb = EmbeddedPostgresExtension.withChangelog(null);
 
-  private ExecJar proxyProcess;
+  private JavaProcess proxyProcess;
   private WireMockServer rail;
 
   @AfterEach
@@ -53,7 +57,7 @@ class RailProxyJarIT {
                     .withHeader("Content-Type", "application/json")
                     .withBody("{\"railReference\":\"RAIL-JAR\",\"status\":\"SETTLED\"}")));
     proxyProcess =
-        ExecJar.start(
+        start(
             Path.of(System.getProperty("proxy.exec.jar")),
             "--spring.datasource.url=" + proxydb.jdbcUrl(),
             "--fencepost.rail.base-url=" + rail.baseUrl());
@@ -77,6 +81,19 @@ class RailProxyJarIT {
                     "SELECT count(*) FROM databasechangelog WHERE filename LIKE '%proxydb%'",
                     Long.class))
         .isPositive();
-    assertThat(proxyProcess.output()).contains("\"event\":\"rail.submission.outcome_recorded\"");
+    assertThat(output(proxyProcess)).contains("\"event\":\"rail.submission.outcome_recorded\"");
+  }
+
+  /** The runnable jar as its own process on a free loopback port, logging to a file. */
+  private static JavaProcess start(Path jar, String... args) {
+    return JavaProcess.jar("rail-proxy", jar).httpPort(0).args(List.of(args)).start();
+  }
+
+  private static String output(JavaProcess process) {
+    try {
+      return Files.readString(process.log());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }
