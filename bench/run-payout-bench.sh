@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 7's payout benchmark (ADR 0095): the whole platform through local-stack, three shapes, and
+# The payout benchmark (ADR 0095): the whole platform through local-stack, three shapes, and
 # the payout-bench section of docs/benchmarks.md rewritten with the table and the target verdicts.
 #
 #   bench/run-payout-bench.sh              # build if needed, run 0 ms / 300 ms / A-07, rewrite the section
@@ -151,7 +151,7 @@ verdicts = [
     ("... zero duplicates", yes(a["duplicates"] == 0), f"{a['duplicates']} duplicates"),
 ]
 lines = []
-lines.append("## Payout platform end to end (issue 7)\n")
+lines.append("## Payout platform end to end\n")
 lines.append(f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by `bench/run-payout-bench.sh` "
              f"(ADR 0095 method, ADR 0096 findings), on a 2-core machine that runs every process of the platform "
              "(embedded PostgreSQL, lock server, rail stub and proxy, the worker processes) and may be shared with other "
@@ -193,7 +193,7 @@ row("`uptime` before", lambda s: s["uptime"].split("load average:")[-1].strip())
 row("load average at worker start / end", lambda s: f"{m(s)['loadAtStart']} / {m(s)['loadAtEnd']}")
 row("PostgreSQL", lambda s: m(s)["durability"])
 lines.append("")
-lines += ["| target (issue 7) | verdict | measured |", "|---|---|---|"]
+lines += ["| target | verdict | measured |", "|---|---|---|"]
 lines += [f"| {t} | {v} | {x} |" for t, v, x in verdicts]
 lines.append("")
 if profile:
