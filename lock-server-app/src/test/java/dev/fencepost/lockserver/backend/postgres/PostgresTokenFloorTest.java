@@ -6,43 +6,26 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencepost.lock.LockGrant;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.SessionId;
-import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * The restore hazard and its procedure on PostgreSQL (INV-04, D5, decision 0003): a lockdb restored
+ * The restore hazard and its procedure on PostgreSQL (INV-04, decision 0003): a lockdb restored
  * from an older dump reissues tokens the guards have seen, unless the sequence is moved past the
  * guards' highest fence before the service starts.
  */
 class PostgresTokenFloorTest {
 
-  @RegisterExtension
-  static EmbeddedPostgresExtension lockdb =
-      EmbeddedPostgresExtension.withChangelog(PostgresBackends.LOCKDB_CHANGELOG);
-
-  private static PostgresBackends.Running running;
-
-  @BeforeAll
-  static void start() {
-    running = PostgresBackends.start(lockdb.dataSource());
-  }
-
-  @AfterAll
-  static void stop() {
-    running.close();
-  }
+  @RegisterExtension static PostgresBackendExtension lockdb = new PostgresBackendExtension();
 
   private long grantAndRelease(String key) {
-    SessionId s = running.backend().createSession("w", Duration.ofMinutes(1)).sessionId();
-    LockGrant grant = running.backend().acquire(LockKey.of(key), s, Duration.ZERO);
-    running.backend().release(LockKey.of(key), s, grant.token());
-    running.backend().closeSession(s);
+    SessionId s = lockdb.backend().createSession("w", Duration.ofMinutes(1)).sessionId();
+    LockGrant grant = lockdb.backend().acquire(LockKey.of(key), s, Duration.ZERO);
+    lockdb.backend().release(LockKey.of(key), s, grant.token());
+    lockdb.backend().closeSession(s);
     return grant.token().value();
   }
 
