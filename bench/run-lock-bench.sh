@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one command of issue 10: runs the whole lock benchmark suite (floors, E1-E3, P1-P4,
+# The one command of the lock benchmarks: runs the whole suite (floors, E1-E3, P1-P4,
 # interleaved, on one embedded PostgreSQL and one etcd member) and rewrites the "Lock benchmarks"
 # section of docs/benchmarks.md (between its markers) and docs/benchmarks-lock-latency.png.
 # Bounded to about 10 minutes. Extra -D options are passed to the harness JVM, for example
@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
   compile dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
 start=$(date +%s)
 java -Xms512m -Xmx2g -Djava.awt.headless=true -Dlogback.configurationFile=bench/logback-harness.xml \
+  -Dfencepost.apps.dir=bench/target/apps \
   -Dbench.command="bench/run-lock-bench.sh${*:+ $*}" "$@" \
   -cp "bench/target/classes:$(cat bench/target/classpath.txt)" dev.fencepost.bench.LockBench
 echo "suite wall time: $(( $(date +%s) - start )) s"
