@@ -27,8 +27,8 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * UC-05 steps 5 and 6: an ambiguous payout is resolved by the rail's evidence only, under the
- * account's lock (D7), and never by resubmitting; without evidence it stays ambiguous and ages into
- * a ticket (A-10).
+ * account's lock (INV-07), and never by resubmitting; without evidence it stays ambiguous and ages
+ * into a ticket (A-10).
  */
 class AmbiguityResolutionTest extends ReconciliationTestBase {
 
@@ -90,7 +90,7 @@ class AmbiguityResolutionTest extends ReconciliationTestBase {
       Payout now = world.payments.findPayout(p.id()).orElseThrow();
       assertThat(now.state()).isEqualTo(PayoutState.RAIL_ACKED);
       assertThat(now.railReference()).isEqualTo(railReferenceOf(p.clientReference()));
-      // A grant newer than the worker's: the reconciler took the account's lock (D7).
+      // A grant newer than the worker's: the reconciler took the account's lock (INV-07).
       assertThat(now.tokenStamp()).isGreaterThan(workerTokens.get(p.id()));
     }
     for (Payout p : neverSent) {
@@ -100,7 +100,7 @@ class AmbiguityResolutionTest extends ReconciliationTestBase {
     }
     // No resolution ever submits: the rail saw exactly what the workers sent, once each.
     assertThat(world.movements().size()).isEqualTo(movementsBefore);
-    // Every resolution is audited as the reconciler, with a token from the account's lock (D7).
+    // Every resolution is audited as the reconciler, with a token from the account's lock (INV-07).
     assertThat(
             world
                 .sql

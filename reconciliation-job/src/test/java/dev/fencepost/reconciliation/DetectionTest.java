@@ -13,7 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Each discrepancy class of issue 8, created deliberately in the stores, is reported with the right
+ * Each discrepancy class (ADR 0070), created deliberately in the stores, is reported with the right
  * class and count, and the run changes nothing but its own rows (FR-26, UC-07). A clean data set
  * reports a zero for every class and still reports itself.
  */

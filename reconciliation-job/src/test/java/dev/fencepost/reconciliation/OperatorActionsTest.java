@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Operator actions (spec 02 section 2.3, UC-05 step 6, FR-30, D7): cancel PENDING and abandon
+ * Operator actions (spec 02 section 2.3, UC-05 step 6, FR-30, INV-07): cancel PENDING and abandon
  * RAIL_AMBIGUOUS past the SLA, each with identity and reason, under the account's lock, audited;
  * everything else is refused and changes nothing. Through the class and through the actuator
  * endpoint an operator uses.
