@@ -12,7 +12,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * The effect listener sees every side effect a worker attempts, in order, with the grant's token
- * and the guard's answer: the worker-side evidence that issue 9's history checker reads.
+ * and the guard's answer: the worker-side evidence the history checker reads
+ * (docs/history-checker.md).
  */
 class EffectListenerTest {
 

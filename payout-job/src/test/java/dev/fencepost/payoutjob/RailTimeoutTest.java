@@ -14,7 +14,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * UC-05: every way the rail can leave the outcome unknown (hang before or after settling, error
  * after settling, connection reset) leaves the payout RAIL_AMBIGUOUS with exactly one submission;
- * further runs never submit it again (FR-23, D10), whether or not money moved.
+ * further runs never submit it again (FR-23, ADR 0061), whether or not money moved.
  */
 class RailTimeoutTest {
 
