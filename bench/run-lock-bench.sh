@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
   compile dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
 start=$(date +%s)
 java -Xms512m -Xmx2g -Djava.awt.headless=true -Dlogback.configurationFile=bench/logback-harness.xml \
+  -Dfencepost.apps.dir=bench/target/apps \
   -Dbench.command="bench/run-lock-bench.sh${*:+ $*}" "$@" \
   -cp "bench/target/classes:$(cat bench/target/classpath.txt)" dev.fencepost.bench.LockBench
 echo "suite wall time: $(( $(date +%s) - start )) s"

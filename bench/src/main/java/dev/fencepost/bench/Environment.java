@@ -1,15 +1,14 @@
 package dev.fencepost.bench;
 
 import com.sun.management.OperatingSystemMXBean;
+import dev.fencepost.launcher.App;
 import dev.fencepost.launcher.etcd.EtcdCluster;
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
+import dev.fencepost.launcher.process.JavaProcess;
 import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,25 +24,27 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 /**
  * The shared stores and servers of one suite run: one embedded PostgreSQL (lockdb for the lock
  * server, benchdb for the JDBC peers), one etcd member, and two lock-server JVMs (etcd and
- * PostgreSQL backend) started as child processes from this JVM's class path, so their CPU can be
- * read per process. Everything binds 127.0.0.1 and dies with this JVM.
+ * PostgreSQL backend) started by the launcher from the lock server's runnable jar as child
+ * processes, so their CPU can be read per process. Everything binds 127.0.0.1 and dies with this
+ * JVM.
  */
 public final class Environment implements AutoCloseable {
+
+  private static final Duration SERVER_START = Duration.ofSeconds(150);
 
   private final Path workDir;
   private final EmbeddedPostgresServer postgres;
   private final PostgresDatabase benchDb;
   private final PostgresDatabase lockDb;
   private final EtcdCluster etcd;
-  private final LockServerProcess etcdServer;
-  private final LockServerProcess postgresServer;
+  private final JavaProcess etcdServer;
+  private final JavaProcess postgresServer;
   private final long postmasterPid;
   private final HttpClient http = HttpClient.newHttpClient();
 
@@ -53,8 +54,8 @@ public final class Environment implements AutoCloseable {
       PostgresDatabase benchDb,
       PostgresDatabase lockDb,
       EtcdCluster etcd,
-      LockServerProcess etcdServer,
-      LockServerProcess postgresServer,
+      JavaProcess etcdServer,
+      JavaProcess postgresServer,
       long postmasterPid) {
     this.workDir = workDir;
     this.postgres = postgres;
@@ -73,49 +74,72 @@ public final class Environment implements AutoCloseable {
     EtcdCluster etcd = EtcdCluster.builder().members(1).start();
     PostgresDatabase lockDb = postgres.createDatabase("bench_lockdb");
     PostgresDatabase benchDb = postgres.createDatabase("bench_peers");
-    CompletableFuture<LockServerProcess> onEtcd =
-        CompletableFuture.supplyAsync(
-            () ->
-                LockServerProcess.start(
-                    "lock-server-etcd",
-                    workDir,
-                    serverJvmArgs,
-                    List.of(
-                        "--fencepost.lock.backend=etcd",
-                        "--fencepost.lock.etcd.endpoints=" + etcd.endpoints(),
-                        "--fencepost.lock.etcd.key-prefix=/bench-server/",
-                        "--fencepost.lock.min-ttl=2s")));
-    CompletableFuture<LockServerProcess> onPostgres =
-        CompletableFuture.supplyAsync(
-            () ->
-                LockServerProcess.start(
-                    "lock-server-postgres",
-                    workDir,
-                    serverJvmArgs,
-                    List.of(
-                        "--spring.datasource.url=" + lockDb.jdbcUrl(),
-                        "--spring.datasource.username=" + lockDb.username(),
-                        "--spring.datasource.password=" + lockDb.password())));
-    long postmaster;
-    try (Connection c = benchDb.dataSource().getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
-      rs.next();
-      postmaster =
-          ProcessHandle.of(rs.getLong(1))
-              .flatMap(ProcessHandle::parent)
-              .map(ProcessHandle::pid)
-              .orElse(-1L);
+    List<AutoCloseable> started = new ArrayList<>(List.of(benchDb, lockDb, etcd, postgres));
+    try {
+      // Both JVMs start at once; each is waited for below.
+      JavaProcess onEtcd =
+          startLockServer(
+              "lock-server-etcd",
+              workDir,
+              serverJvmArgs,
+              List.of(
+                  "--fencepost.lock.backend=etcd",
+                  "--fencepost.lock.etcd.endpoints=" + etcd.endpoints(),
+                  "--fencepost.lock.etcd.key-prefix=/bench-server/",
+                  "--fencepost.lock.min-ttl=2s"));
+      started.add(0, onEtcd);
+      JavaProcess onPostgres =
+          startLockServer(
+              "lock-server-postgres",
+              workDir,
+              serverJvmArgs,
+              List.of(
+                  "--spring.datasource.url=" + lockDb.jdbcUrl(),
+                  "--spring.datasource.username=" + lockDb.username(),
+                  "--spring.datasource.password=" + lockDb.password()));
+      started.add(0, onPostgres);
+      long postmaster;
+      try (Connection c = benchDb.dataSource().getConnection();
+          Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+        rs.next();
+        postmaster =
+            ProcessHandle.of(rs.getLong(1))
+                .flatMap(ProcessHandle::parent)
+                .map(ProcessHandle::pid)
+                .orElse(-1L);
+      }
+      awaitHealthy(onEtcd);
+      awaitHealthy(onPostgres);
+      return new Environment(
+          workDir, postgres, benchDb, lockDb, etcd, onEtcd, onPostgres, postmaster);
+    } catch (Exception | Error e) {
+      closeAll(started);
+      throw e;
     }
-    return new Environment(
-        workDir,
-        postgres,
-        benchDb,
-        lockDb,
-        etcd,
-        onEtcd.get(180, TimeUnit.SECONDS),
-        onPostgres.get(180, TimeUnit.SECONDS),
-        postmaster);
+  }
+
+  /**
+   * Waits for a lock server, starting it again (same port) if it exited while starting: on a busy
+   * machine its start can outlast its connection timeout towards a store, which says nothing about
+   * what is measured. A failure carries the end of its log, which lives in the run's work directory
+   * (a test's temporary one is gone by the time anyone reads it).
+   */
+  private static void awaitHealthy(JavaProcess server) {
+    try {
+      server.awaitHealthy(SERVER_START, 3);
+    } catch (IllegalStateException e) {
+      throw new IllegalStateException(e.getMessage() + "; its log ends:\n" + logTail(server), e);
+    }
+  }
+
+  private static String logTail(JavaProcess server) {
+    try {
+      List<String> lines = Files.readAllLines(server.log());
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+    } catch (IOException e) {
+      return "(unreadable: " + e + ")";
+    }
   }
 
   public Path workDir() {
@@ -135,11 +159,11 @@ public final class Environment implements AutoCloseable {
     return etcd.endpoints();
   }
 
-  public LockServerProcess etcdServer() {
+  public JavaProcess etcdServer() {
     return etcdServer;
   }
 
-  public LockServerProcess postgresServer() {
+  public JavaProcess postgresServer() {
     return postgresServer;
   }
 
@@ -149,9 +173,14 @@ public final class Environment implements AutoCloseable {
     cpu.put("harness", harnessCpu());
     cpu.put("etcd", pidCpu(etcd.member(0).pid().orElse(-1L), false));
     cpu.put("postgres", pidCpu(postmasterPid, true));
-    cpu.put("server-etcd", pidCpu(etcdServer.pid(), false));
-    cpu.put("server-pg", pidCpu(postgresServer.pid(), false));
+    cpu.put("server-etcd", pidCpu(serverPid(etcdServer), false));
+    cpu.put("server-pg", pidCpu(serverPid(postgresServer), false));
     return cpu;
+  }
+
+  /** A lock server's PID while it runs, else -1 (its CPU is then not read). */
+  static long serverPid(JavaProcess server) {
+    return server.isAlive() ? server.pid() : -1;
   }
 
   private static long harnessCpu() {
@@ -258,6 +287,10 @@ public final class Environment implements AutoCloseable {
     List<AutoCloseable> all = new ArrayList<>(List.of(etcdServer, postgresServer, benchDb, lockDb));
     all.add(etcd);
     all.add(postgres);
+    closeAll(all);
+  }
+
+  private static void closeAll(List<AutoCloseable> all) {
     for (AutoCloseable c : all) {
       try {
         c.close();
@@ -267,161 +300,47 @@ public final class Environment implements AutoCloseable {
     }
   }
 
-  static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
+  /**
+   * Runs {@code jcmd <pid> args...} against a lock server of this run and returns its output (the
+   * heap measurements read it).
+   */
+  public static String jcmd(JavaProcess server, String... args) {
+    List<String> command = new ArrayList<>();
+    File jcmd = new File(System.getProperty("java.home"), "bin/jcmd");
+    command.add(jcmd.exists() ? jcmd.getPath() : "jcmd");
+    command.add(Long.toString(server.pid()));
+    command.addAll(List.of(args));
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes());
+      p.waitFor(60, TimeUnit.SECONDS);
+      return out;
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      return "jcmd failed: " + e.getMessage();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "interrupted";
     }
   }
 
-  /** One lock-server JVM started from this JVM's class path. */
-  public static final class LockServerProcess implements AutoCloseable {
-    private final String name;
-    private final Process process;
-    private final Process watchdog;
-    private final String baseUrl;
-    private final Path log;
-
-    private LockServerProcess(
-        String name, Process process, Process watchdog, String baseUrl, Path log) {
-      this.name = name;
-      this.process = process;
-      this.watchdog = watchdog;
-      this.baseUrl = baseUrl;
-      this.log = log;
-    }
-
-    static LockServerProcess start(
-        String name, Path workDir, List<String> jvmArgs, List<String> appArgs) {
-      int port = freePort();
-      List<String> command = new ArrayList<>();
-      command.add(ProcessHandle.current().info().command().orElse("java"));
-      command.add("-Xms256m");
-      command.add("-Xmx1g");
-      command.addAll(jvmArgs);
-      command.add("-cp");
-      command.add(System.getProperty("java.class.path"));
-      command.add("dev.fencepost.lockserver.LockServerApplication");
-      command.add("--server.port=" + port);
-      command.add("--server.address=127.0.0.1");
-      command.add("--spring.main.banner-mode=off");
-      command.add("--logging.structured.format.console=");
-      command.add("--logging.level.root=WARN");
-      command.addAll(appArgs);
-      Path log = workDir.resolve(name + ".log");
-      try {
-        Process process =
-            new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
-                .start();
-        // Dies with this JVM even on SIGKILL: a watchdog waits for our pid and kills the child.
-        Process watchdog =
-            new ProcessBuilder(
-                    "sh",
-                    "-c",
-                    "tail --pid="
-                        + ProcessHandle.current().pid()
-                        + " -f /dev/null; kill -KILL "
-                        + process.pid()
-                        + " 2>/dev/null")
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectError(ProcessBuilder.Redirect.DISCARD)
-                .start();
-        Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
-        LockServerProcess server =
-            new LockServerProcess(name, process, watchdog, "http://127.0.0.1:" + port, log);
-        server.awaitReady(Duration.ofSeconds(150));
-        return server;
-      } catch (IOException e) {
-        throw new UncheckedIOException("could not start " + name, e);
-      }
-    }
-
-    private void awaitReady(Duration timeout) {
-      HttpClient client = HttpClient.newHttpClient();
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (System.nanoTime() < deadline) {
-        if (!process.isAlive()) {
-          throw new IllegalStateException(name + " exited at start; see " + log);
-        }
-        try {
-          HttpResponse<Void> r =
-              client.send(
-                  HttpRequest.newBuilder(URI.create(baseUrl + "/actuator/health/readiness"))
-                      .timeout(Duration.ofSeconds(2))
-                      .build(),
-                  HttpResponse.BodyHandlers.discarding());
-          if (r.statusCode() == 200) {
-            return;
-          }
-        } catch (IOException e) {
-          // not listening yet
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IllegalStateException(e);
-        }
-        try {
-          TimeUnit.MILLISECONDS.sleep(200);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IllegalStateException(e);
-        }
-      }
-      throw new IllegalStateException(name + " not ready within " + timeout + "; see " + log);
-    }
-
-    public String name() {
-      return name;
-    }
-
-    public String baseUrl() {
-      return baseUrl;
-    }
-
-    public long pid() {
-      return process.isAlive() ? process.pid() : -1;
-    }
-
-    public Path log() {
-      return log;
-    }
-
-    /** Runs {@code jcmd <pid> args...} against this server and returns its output. */
-    public String jcmd(String... args) {
-      List<String> command = new ArrayList<>();
-      String javaHome = System.getProperty("java.home");
-      File jcmd = new File(javaHome, "bin/jcmd");
-      command.add(jcmd.exists() ? jcmd.getPath() : "jcmd");
-      command.add(Long.toString(process.pid()));
-      command.addAll(List.of(args));
-      try {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        p.waitFor(60, TimeUnit.SECONDS);
-        return out;
-      } catch (IOException e) {
-        return "jcmd failed: " + e.getMessage();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return "interrupted";
-      }
-    }
-
-    @Override
-    public void close() {
-      process.destroy();
-      try {
-        if (!process.waitFor(20, TimeUnit.SECONDS)) {
-          process.destroyForcibly();
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        process.destroyForcibly();
-      }
-      watchdog.descendants().forEach(ProcessHandle::destroyForcibly);
-      watchdog.destroyForcibly();
-    }
+  /**
+   * One lock-server JVM from the lock server's runnable jar, as operators run it, with a heap for
+   * the heartbeat load and no lean-JVM flags: a benchmarked server runs at full compilation.
+   */
+  private static JavaProcess startLockServer(
+      String name, Path workDir, List<String> jvmArgs, List<String> appArgs) {
+    return JavaProcess.jar(name, App.LOCK_SERVER.jar())
+        .jvmArgs(List.of("-Xms256m"))
+        .jvmArgs(jvmArgs)
+        .heap("1g")
+        .httpPort(0)
+        .log(workDir.resolve(name + ".log"))
+        .args(
+            List.of(
+                "--spring.main.banner-mode=off",
+                "--logging.structured.format.console=",
+                "--logging.level.root=WARN"))
+        .args(appArgs)
+        .start();
   }
 }

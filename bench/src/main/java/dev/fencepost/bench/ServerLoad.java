@@ -1,5 +1,6 @@
 package dev.fencepost.bench;
 
+import dev.fencepost.launcher.process.JavaProcess;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -58,7 +59,7 @@ public final class ServerLoad {
   private ServerLoad() {}
 
   public static Result run(
-      Environment.LockServerProcess server,
+      JavaProcess server,
       int sessions,
       Duration heartbeatEvery,
       Duration duration,
@@ -97,7 +98,7 @@ public final class ServerLoad {
       }
       long withSessions = measureHeap ? liveHeap(server) : -1;
       double rate = sessions / (heartbeatEvery.toMillis() / 1000.0);
-      long cpuBefore = Environment.pidCpu(server.pid(), false);
+      long cpuBefore = Environment.pidCpu(Environment.serverPid(server), false);
       long fsyncBefore = fsyncCounter.getAsLong();
       long writesBefore = writeTransactionCounter.getAsLong();
       long t0 = System.nanoTime();
@@ -120,7 +121,7 @@ public final class ServerLoad {
                 }
               });
       double wall = (System.nanoTime() - t0) / 1e9;
-      long cpu = Environment.pidCpu(server.pid(), false) - cpuBefore;
+      long cpu = Environment.pidCpu(Environment.serverPid(server), false) - cpuBefore;
       long fsyncs = fsyncCounter.getAsLong() - fsyncBefore;
       long writesAfter = writeTransactionCounter.getAsLong();
       futures.clear();
@@ -208,9 +209,9 @@ public final class ServerLoad {
   }
 
   /** Live heap in bytes after a full GC, or -1 if jcmd is not usable. */
-  static long liveHeap(Environment.LockServerProcess server) {
-    server.jcmd("GC.run");
-    String info = server.jcmd("GC.heap_info");
+  static long liveHeap(JavaProcess server) {
+    Environment.jcmd(server, "GC.run");
+    String info = Environment.jcmd(server, "GC.heap_info");
     Matcher m = USED.matcher(info);
     return m.find() ? Long.parseLong(m.group(1)) * 1024 : -1;
   }

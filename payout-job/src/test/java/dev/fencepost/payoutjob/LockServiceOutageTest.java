@@ -38,8 +38,8 @@ class LockServiceOutageTest {
     if (worker != null) {
       worker.close();
     }
-    if (!platform.lockServer.isActive()) {
-      platform.lockServer = platform.startLockServer();
+    if (!platform.lockServer().isAlive()) {
+      platform.restartLockServer();
     }
   }
 
@@ -64,7 +64,7 @@ class LockServiceOutageTest {
                     () ->
                         (point, payout) -> {
                           if (point == Point.CLAIMED && claims.incrementAndGet() == 5) {
-                            platform.lockServer.close();
+                            platform.lockServer().close();
                           }
                         }),
             "--fencepost.lock.client.retry.max-elapsed=2s");
@@ -79,7 +79,7 @@ class LockServiceOutageTest {
     assertThat(states).filteredOn(s -> s == PayoutState.POSTED).hasSize(5);
     assertThat(states).filteredOn(s -> s == PayoutState.PENDING).hasSize(25);
 
-    platform.lockServer = platform.startLockServer();
+    platform.restartLockServer();
     // As the Deployment's loop would: run again until a run completes (the client re-creates its
     // session once the server answers, ADR 0060).
     await()

@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import dev.fencepost.lock.SessionId;
 import dev.fencepost.lock.SessionInfo;
 import dev.fencepost.lock.SessionNotFoundException;
-import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,7 +20,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,28 +32,19 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  */
 class PostgresKeepAliveBatchingTest {
 
-  @RegisterExtension
-  static EmbeddedPostgresExtension lockdb =
-      EmbeddedPostgresExtension.withChangelog(PostgresBackends.LOCKDB_CHANGELOG);
+  @RegisterExtension static PostgresBackendExtension lockdb = new PostgresBackendExtension();
 
-  private static PostgresBackends.Running running;
   private static JdbcClient jdbc;
 
   @BeforeAll
   static void start() {
-    running = PostgresBackends.start(lockdb.dataSource());
     jdbc = JdbcClient.create(lockdb.dataSource());
-  }
-
-  @AfterAll
-  static void stop() {
-    running.close();
   }
 
   @Test
   void keepalivesQueuedBehindARunningStatementShareOneStatementAndEachGetsItsOwnAnswer()
       throws Exception {
-    PostgresLockBackend backend = running.backend();
+    PostgresLockBackend backend = lockdb.backend();
     KeepAliveBatcher batcher = backend.keepAliveBatcher();
     List<SessionId> live = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
@@ -135,7 +124,7 @@ class PostgresKeepAliveBatchingTest {
 
   @Test
   void aLoneKeepaliveRunsItsOwnStatementAtOnceAndExtendsBySessionTtl() {
-    PostgresLockBackend backend = running.backend();
+    PostgresLockBackend backend = lockdb.backend();
     SessionId s = backend.createSession("solo", Duration.ofSeconds(20)).sessionId();
     Instant dbNowBefore = jdbc.sql("SELECT now()").query(Timestamp.class).single().toInstant();
     long before = backend.keepAliveBatcher().statements();

@@ -3,9 +3,6 @@ package dev.fencepost.lockserver.backend.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.lockserver.history.GrantHistory;
-import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,25 +21,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Tag("INV-06")
 class PostgresLockConcurrencyTest {
 
-  @RegisterExtension
-  static EmbeddedPostgresExtension lockdb =
-      EmbeddedPostgresExtension.withChangelog(PostgresBackends.LOCKDB_CHANGELOG);
-
-  private static PostgresBackends.Running running;
-
-  @BeforeAll
-  static void start() {
-    running = PostgresBackends.start(lockdb.dataSource());
-  }
-
-  @AfterAll
-  static void stop() {
-    running.close();
-  }
+  @RegisterExtension static PostgresBackendExtension lockdb = new PostgresBackendExtension();
 
   @Test
   void twoThousandContendedPairsNeverOverlapAndTokensStrictlyIncreasePerKey() throws Exception {
-    GrantHistory history = ConcurrencyWorkload.run(running.backend(), 8, 5, 2_000, "hot:");
+    GrantHistory history = ConcurrencyWorkload.run(lockdb.backend(), 8, 5, 2_000, "hot:");
 
     assertThat(history.size()).isEqualTo(2_000);
     assertThat(history.overlaps()).isEmpty();
@@ -52,7 +35,7 @@ class PostgresLockConcurrencyTest {
   @Test
   void negativeControlANonAtomicAcquireIsCaughtOverlapping() throws Exception {
     NonAtomicAcquireBackend broken =
-        new NonAtomicAcquireBackend(running.backend(), lockdb.dataSource());
+        new NonAtomicAcquireBackend(lockdb.backend(), lockdb.dataSource());
 
     GrantHistory history = ConcurrencyWorkload.run(broken, 8, 2, 2_000, "broken:");
 

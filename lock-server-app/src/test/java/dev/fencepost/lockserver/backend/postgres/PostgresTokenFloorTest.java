@@ -6,11 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencepost.lock.LockGrant;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.SessionId;
-import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,27 +21,13 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 @Tag("INV-04")
 class PostgresTokenFloorTest {
 
-  @RegisterExtension
-  static EmbeddedPostgresExtension lockdb =
-      EmbeddedPostgresExtension.withChangelog(PostgresBackends.LOCKDB_CHANGELOG);
-
-  private static PostgresBackends.Running running;
-
-  @BeforeAll
-  static void start() {
-    running = PostgresBackends.start(lockdb.dataSource());
-  }
-
-  @AfterAll
-  static void stop() {
-    running.close();
-  }
+  @RegisterExtension static PostgresBackendExtension lockdb = new PostgresBackendExtension();
 
   private long grantAndRelease(String key) {
-    SessionId s = running.backend().createSession("w", Duration.ofMinutes(1)).sessionId();
-    LockGrant grant = running.backend().acquire(LockKey.of(key), s, Duration.ZERO);
-    running.backend().release(LockKey.of(key), s, grant.token());
-    running.backend().closeSession(s);
+    SessionId s = lockdb.backend().createSession("w", Duration.ofMinutes(1)).sessionId();
+    LockGrant grant = lockdb.backend().acquire(LockKey.of(key), s, Duration.ZERO);
+    lockdb.backend().release(LockKey.of(key), s, grant.token());
+    lockdb.backend().closeSession(s);
     return grant.token().value();
   }
 
