@@ -1,8 +1,9 @@
 package dev.fencepost.experiments.chaos;
 
 import dev.fencepost.experiments.harness.ExperimentRun;
-import dev.fencepost.experiments.harness.OwnLockServer;
+import dev.fencepost.experiments.harness.LockServers;
 import dev.fencepost.experiments.harness.Worker;
+import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.testsupport.generate.Generated;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,7 +39,7 @@ final class ChaosDriver implements AutoCloseable {
   }
 
   private final ExperimentRun run;
-  private final OwnLockServer lockServer;
+  private final JavaProcess lockServer;
   private final Random random;
   private final int workerCount;
   private final List<Fault> menu;
@@ -61,7 +62,7 @@ final class ChaosDriver implements AutoCloseable {
 
   ChaosDriver(
       ExperimentRun run,
-      OwnLockServer lockServer,
+      JavaProcess lockServer,
       long seed,
       int workerCount,
       List<Fault> menu,
@@ -159,7 +160,7 @@ final class ChaosDriver implements AutoCloseable {
       case LOCK_SERVER_RESTART -> {
         run.event(null, "RESTART", "chaos: lock server SIGKILLed (pid " + lockServer.pid() + ")");
         lockServer.kill();
-        lockServer.restart();
+        LockServers.restart(lockServer);
         run.event(null, "RESTARTED", "chaos: lock server up again (pid " + lockServer.pid() + ")");
       }
       case POSTGRES_RESTART -> {
@@ -202,11 +203,7 @@ final class ChaosDriver implements AutoCloseable {
 
   private Worker startWorker(String why) {
     String id = "w" + nextWorker++;
-    Worker w =
-        run.worker(id)
-            .loop()
-            .arg("--fencepost.lock.client.base-url=" + lockServer.baseUrl())
-            .start();
+    Worker w = run.worker(id).loop().lockServer(lockServer).start();
     run.event(w, "WORKER", "chaos: " + why);
     return w;
   }
@@ -232,7 +229,7 @@ final class ChaosDriver implements AutoCloseable {
       run.stack().postgres().start();
     }
     if (!lockServer.isAlive()) {
-      lockServer.restart();
+      LockServers.restart(lockServer);
     }
     replaceDeadWorkers();
   }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencepost.experiments.harness.Evidence;
 import dev.fencepost.experiments.harness.ExperimentRun;
 import dev.fencepost.experiments.harness.Guards;
-import dev.fencepost.experiments.harness.OwnLockServer;
+import dev.fencepost.experiments.harness.LockServers;
 import dev.fencepost.experiments.harness.RunResult;
 import dev.fencepost.experiments.harness.Settings;
 import dev.fencepost.experiments.harness.Worker;
@@ -13,6 +13,7 @@ import dev.fencepost.history.Extractors;
 import dev.fencepost.history.Records;
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
+import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import java.sql.Connection;
@@ -68,11 +69,11 @@ class Uc08LockBackendOutageIT {
                 Guards.ALL_ON);
         EmbeddedPostgresServer lockPostgres = EmbeddedPostgresServer.startDedicated()) {
       PostgresDatabase lockdb = lockPostgres.createDatabase("exp_uc08_lockdb");
-      OwnLockServer server =
-          OwnLockServer.launch(
+      JavaProcess server =
+          LockServers.launch(
               "lock-server-uc08",
               run.dir().resolve("logs").resolve("lock-server.log"),
-              OwnLockServer.postgres(lockdb.jdbcUrl(), lockdb.username(), lockdb.password()));
+              LockServers.on(lockdb));
       try {
         List<Payout> before = new ArrayList<>();
         for (int i = 0; i < ACCOUNTS_BEFORE; i++) {
@@ -81,9 +82,9 @@ class Uc08LockBackendOutageIT {
         // The workers boot while the lock server starts and wait at their gates.
         List<Worker> workers = new ArrayList<>();
         for (String id : List.of("w1", "w2", "w3")) {
-          workers.add(run.worker(id).loop().gated().arg(server.workerArg()).start());
+          workers.add(run.worker(id).loop().gated().lockServer(server).start());
         }
-        server.awaitHealthy();
+        LockServers.awaitUp(server);
         for (Worker w : workers) {
           w.awaitReady(Duration.ofMinutes(3));
           run.openGate(w, "lock server up");

@@ -4,13 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.experiments.harness.ExperimentRun;
 import dev.fencepost.experiments.harness.Guards;
-import dev.fencepost.experiments.harness.OwnLockServer;
+import dev.fencepost.experiments.harness.LockServers;
 import dev.fencepost.experiments.harness.RunResult;
 import dev.fencepost.experiments.harness.Stack;
 import dev.fencepost.experiments.harness.Worker;
 import dev.fencepost.history.Extractors;
 import dev.fencepost.history.Records;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
+import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.payment.AccountId;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
@@ -146,7 +147,7 @@ class Inv04RestoreIT {
       Payout b1 = run.payout("inv04b", FUNDING, AMOUNT);
       List<AccountId> accounts = List.of(a1.accountId(), b1.accountId());
 
-      OwnLockServer server = phase(run, target, "before-backup", null, "w1", up -> {});
+      JavaProcess server = phase(run, target, "before-backup", null, "w1", up -> {});
       awaitPosted(run, a1, b1);
       server.close();
 
@@ -237,16 +238,16 @@ class Inv04RestoreIT {
    * Launches this phase's lock server and boots a once-mode worker for it meanwhile (held at its
    * start gate: two JVM starts overlap instead of adding up), then lets the worker run to its end.
    */
-  static OwnLockServer phase(
+  static JavaProcess phase(
       ExperimentRun run,
       RestoreTarget target,
       String phase,
       Long floor,
       String id,
-      Consumer<OwnLockServer> before) {
-    OwnLockServer server = target.launch(run, phase, floor);
-    Worker w = run.worker(id).gated().arg(server.workerArg()).start();
-    server.awaitHealthy();
+      Consumer<JavaProcess> before) {
+    JavaProcess server = target.launch(run, phase, floor);
+    Worker w = run.worker(id).gated().lockServer(server).start();
+    LockServers.awaitUp(server);
     before.accept(server);
     w.awaitReady(Duration.ofMinutes(3));
     run.openGate(w, "lock server " + phase + " is up");

@@ -1,12 +1,13 @@
 package dev.fencepost.experiments.restore;
 
 import dev.fencepost.experiments.harness.ExperimentRun;
-import dev.fencepost.experiments.harness.OwnLockServer;
+import dev.fencepost.experiments.harness.LockServers;
 import dev.fencepost.history.Records;
 import dev.fencepost.launcher.etcd.EtcdCluster;
 import dev.fencepost.launcher.etcd.EtcdMember;
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
+import dev.fencepost.launcher.process.JavaProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -31,7 +32,7 @@ interface RestoreTarget extends AutoCloseable {
    * Launches a lock server on this backend, with D5's floor when {@code floor} is not null; the
    * caller awaits its health.
    */
-  OwnLockServer launch(ExperimentRun run, String phase, Long floor);
+  JavaProcess launch(ExperimentRun run, String phase, Long floor);
 
   /** A cold backup (the lock server is stopped). */
   void backup();
@@ -80,14 +81,12 @@ interface RestoreTarget extends AutoCloseable {
     }
 
     @Override
-    public OwnLockServer launch(ExperimentRun run, String phase, Long floor) {
-      List<String> args =
-          new ArrayList<>(
-              OwnLockServer.postgres(lockdb.jdbcUrl(), lockdb.username(), lockdb.password()));
+    public JavaProcess launch(ExperimentRun run, String phase, Long floor) {
+      List<String> args = new ArrayList<>(LockServers.on(lockdb));
       if (floor != null) {
         args.add("--fencepost.lock.postgres.token-floor=" + floor);
       }
-      return OwnLockServer.launch(
+      return LockServers.launch(
           "lock-server-" + phase,
           run.dir().resolve("logs").resolve("lock-server-" + phase + ".log"),
           args);
@@ -197,12 +196,12 @@ interface RestoreTarget extends AutoCloseable {
     }
 
     @Override
-    public OwnLockServer launch(ExperimentRun run, String phase, Long floor) {
-      List<String> args = new ArrayList<>(OwnLockServer.etcd(cluster.endpoints()));
+    public JavaProcess launch(ExperimentRun run, String phase, Long floor) {
+      List<String> args = new ArrayList<>(LockServers.onEtcd(cluster.endpoints()));
       if (floor != null) {
         args.add("--fencepost.lock.etcd.revision-floor=" + floor);
       }
-      return OwnLockServer.launch(
+      return LockServers.launch(
           "lock-server-" + phase,
           run.dir().resolve("logs").resolve("lock-server-" + phase + ".log"),
           args);

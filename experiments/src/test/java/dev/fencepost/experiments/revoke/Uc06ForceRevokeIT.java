@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencepost.experiments.harness.Evidence;
 import dev.fencepost.experiments.harness.ExperimentRun;
 import dev.fencepost.experiments.harness.Guards;
-import dev.fencepost.experiments.harness.JarProcess;
 import dev.fencepost.experiments.harness.LockBackend;
 import dev.fencepost.experiments.harness.RunResult;
 import dev.fencepost.experiments.harness.Worker;
 import dev.fencepost.history.Records;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
+import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payoutjob.PayoutFailpoint.Point;
@@ -20,7 +20,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -56,7 +55,7 @@ class Uc06ForceRevokeIT {
             "uc06-revoke", "UC-06: force-revoke of a live holder mid-payout", Guards.ALL_ON)) {
       Payout payout = run.payout("uc06", FUNDING, AMOUNT);
       String key = "payout:" + payout.accountId().value();
-      JarProcess lockServer = run.stack().lockServer(LockBackend.POSTGRES);
+      JavaProcess lockServer = run.stack().lockServer(LockBackend.POSTGRES);
 
       Worker w1 = run.worker("w1").pauseAt(Point.CLAIMED).pauseLandsAfterCheck().start();
       // The successor boots meanwhile and waits at its gate: JVM starts overlap.
@@ -111,12 +110,11 @@ class Uc06ForceRevokeIT {
       assertThat(result.effectsOf("w2"))
           .isNotEmpty()
           .allSatisfy(e -> assertThat(e.token()).isGreaterThan(revokedToken));
-      assertThat(logLines(result.dir().resolve("logs").resolve("w1.log"), "lock.fenced_out"))
-          .hasSize(1);
+      assertThat(w1.process().logLines("lock.fenced_out")).hasSize(1);
 
       assertThat(audit(run.stack().lockdb(), key))
           .containsExactly(new AuditRow(OPERATOR, REASON, revokedToken, "w1"));
-      assertThat(logLines(lockServer.log(), "\"lock.revoked\""))
+      assertThat(lockServer.logLines("\"lock.revoked\""))
           .filteredOn(l -> l.contains(key))
           .singleElement()
           .satisfies(
@@ -136,14 +134,6 @@ class Uc06ForceRevokeIT {
   static Records.Effect last(List<Records.Effect> effects) {
     assertThat(effects).isNotEmpty();
     return effects.get(effects.size() - 1);
-  }
-
-  static List<String> logLines(java.nio.file.Path log, String containing) {
-    try {
-      return Files.readAllLines(log).stream().filter(l -> l.contains(containing)).toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   static HttpResponse<String> revoke(String baseUrl, String key, String operator, String reason) {
