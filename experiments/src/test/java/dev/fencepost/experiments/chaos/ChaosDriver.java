@@ -28,7 +28,9 @@ import java.util.function.BooleanSupplier;
 final class ChaosDriver implements AutoCloseable {
 
   enum Fault {
-    /** SIGSTOP a worker for longer than its lease (TTL 3 s), then SIGCONT it. */
+    /**
+     * SIGSTOP a worker for longer than its lease ({@link ExperimentRun#LOCK_TTL}), then SIGCONT it.
+     */
     PAUSE_PAST_LEASE,
     /** SIGKILL a worker and start a replacement. */
     KILL_AND_REPLACE,
@@ -143,7 +145,13 @@ final class ChaosDriver implements AutoCloseable {
           return;
         }
         long pauseMillis = 4_000 + random.nextInt(4_000);
-        run.stop(w, "chaos: frozen for " + pauseMillis + " ms, past its 3 s lease");
+        run.stop(
+            w,
+            "chaos: frozen for "
+                + pauseMillis
+                + " ms, past its "
+                + ExperimentRun.LOCK_TTL
+                + " lease");
         stopped.add(w);
         schedule.schedule(() -> thaw(w), pauseMillis, TimeUnit.MILLISECONDS);
       }

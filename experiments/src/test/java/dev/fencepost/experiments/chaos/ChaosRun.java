@@ -17,13 +17,13 @@ import java.util.TreeMap;
 import org.awaitility.Awaitility;
 
 /**
- * The chaos run of issue 9 (ADR 0108): several looping payout workers drain a backlog over many
- * accounts with 0.5% rail ambiguity while a seeded driver freezes workers past their lease, kills
- * and replaces them, restarts the lock server and restarts PostgreSQL, each fault an {@code event}.
- * When the faults stop and the backlog has settled, every safety counter of the history checker is
- * 0; the liveness figures are printed, recorded and written to the evidence report. {@link
- * ChaosRunIT} is the CI tier (200 payouts), {@link ChaosRunLongIT} the long tier (2,000, only with
- * {@code -Dexperiments.long=true}). {@code -Dexperiments.chaos.seed=N} replays a fault sequence.
+ * The chaos run (ADR 0108): several looping payout workers drain a backlog over many accounts with
+ * 0.5% rail ambiguity while a seeded driver freezes workers past their lease, kills and replaces
+ * them, restarts the lock server and restarts PostgreSQL, each fault an {@code event}. When the
+ * faults stop and the backlog has settled, every safety counter of the history checker is 0; the
+ * liveness figures are printed, recorded and written to the evidence report. {@link ChaosRunIT} is
+ * the CI tier (200 payouts), {@link ChaosRunLongIT} the long tier (2,000, only with {@code
+ * -Dexperiments.long=true}). {@code -Dexperiments.chaos.seed=N} replays a fault sequence.
  */
 final class ChaosRun {
 
@@ -62,8 +62,11 @@ final class ChaosRun {
 
   static final long AMOUNT = 100;
 
-  /** One chaos run of {@code tier}, with its assertions; the evidence report is written first. */
-  static void run(Tier tier) {
+  /**
+   * One chaos run of {@code tier}, with its assertions; the evidence report is written once they
+   * passed, naming {@code test} as what regenerates it.
+   */
+  static void run(Tier tier, Class<?> test) {
     long seed = Long.getLong("experiments.chaos.seed", System.currentTimeMillis());
     System.out.println("chaos run: tier " + tier.name() + ", seed " + seed);
     String title =
@@ -156,7 +159,6 @@ final class ChaosRun {
               stall);
       System.out.println(figures.markdown());
       System.out.println(result.report().toMarkdown(title));
-      ChaosEvidence.write(tier == LONG ? "chaos" : "chaos-ci", result, figures);
 
       assertThat(result.report().safe()).as(result.report().toMarkdown(title)).isTrue();
       assertThat(states.values().stream().mapToLong(Long::longValue).sum())
@@ -165,6 +167,8 @@ final class ChaosRun {
       assertThat(driver.injected().keySet())
           .as("each kind of fault was injected")
           .containsExactlyInAnyOrder(Fault.values());
+
+      ChaosEvidence.write(tier == LONG ? "chaos" : "chaos-ci", test, result, figures);
     }
   }
 

@@ -15,7 +15,10 @@ final class RestoreEvidence {
       return;
     }
     Evidence evidence =
-        new Evidence("inv04-restore", "INV-04: restoring the lock backend from a backup (D5)")
+        new Evidence(
+                "inv04-restore",
+                "INV-04: restoring the lock backend from a backup (D5)",
+                Inv04RestoreIT.class)
             .paragraph(
                 "Each run, on its own lock backend and lock server: two accounts get a payout each"
                     + " (worker w1); the lock server is stopped and the backend backed up; another"

@@ -50,6 +50,7 @@ class Uc06ForceRevokeIT {
   void aRevokedHolderIsFencedOutAndASecondWorkerCompletesThePayoutUnderAHigherToken() {
     RunResult result;
     long revokedToken;
+    int fencedOutEvents;
     try (ExperimentRun run =
         ExperimentRun.start(
             "uc06-revoke", "UC-06: force-revoke of a live holder mid-payout", Guards.ALL_ON)) {
@@ -110,7 +111,8 @@ class Uc06ForceRevokeIT {
       assertThat(result.effectsOf("w2"))
           .isNotEmpty()
           .allSatisfy(e -> assertThat(e.token()).isGreaterThan(revokedToken));
-      assertThat(w1.process().logLines("lock.fenced_out")).hasSize(1);
+      fencedOutEvents = w1.process().logLines("lock.fenced_out").size();
+      assertThat(fencedOutEvents).isEqualTo(1);
 
       assertThat(audit(run.stack().lockdb(), key))
           .containsExactly(new AuditRow(OPERATOR, REASON, revokedToken, "w1"));
@@ -124,7 +126,7 @@ class Uc06ForceRevokeIT {
                       .contains(OPERATOR)
                       .contains("\"revokedToken\":" + revokedToken));
     }
-    Uc06Evidence.write(result, revokedToken);
+    Uc06Evidence.write(result, revokedToken, fencedOutEvents);
   }
 
   static long seqOf(List<Records.Grant> acquired, long token) {
@@ -184,8 +186,11 @@ class Uc06ForceRevokeIT {
   static final class Uc06Evidence {
     private Uc06Evidence() {}
 
-    static void write(RunResult result, long revokedToken) {
-      new Evidence("uc06-revoke", "UC-06: force-revoke of a live holder mid-payout")
+    static void write(RunResult result, long revokedToken, int fencedOutEvents) {
+      new Evidence(
+              "uc06-revoke",
+              "UC-06: force-revoke of a live holder mid-payout",
+              Uc06ForceRevokeIT.class)
           .paragraph(
               "A worker (w1) claims a payout and parks there, its process running and its session"
                   + " renewed every heartbeat: the lock would never expire, which is the case"
@@ -196,8 +201,11 @@ class Uc06ForceRevokeIT {
                   + " (token "
                   + revokedToken
                   + "); the parking landed after its local check, so its next write reaches the"
-                  + " rail proxy, whose high-water already holds w2's token: FENCED_OUT, one"
-                  + " `lock.fenced_out`. The test also asserts the `lock_audit` row (operator,"
+                  + " rail proxy, whose high-water already holds w2's token: "
+                  + result.fencedEffects().size()
+                  + " FENCED_OUT effect, "
+                  + fencedOutEvents
+                  + " `lock.fenced_out` in its log. The test also asserts the `lock_audit` row (operator,"
                   + " reason, revoked token, owner) and the lock server's `lock.revoked` event with"
                   + " `alert=true`.")
           .scenario("Revoke mid-payout, every guard on", null, result)

@@ -63,7 +63,10 @@ final class Uc03Evidence {
 
   static void write(Map<String, Outcome> results) {
     Evidence evidence =
-        new Evidence("uc03", "UC-03: a worker paused past its lease (issue 9, SC-03)")
+        new Evidence(
+                "uc03",
+                "UC-03: a worker paused past its lease (issue 9, SC-03)",
+                Uc03PausedHolderIT.class)
             .paragraph(
                 """
                 Real processes on one host: embedded PostgreSQL, the lock server (PostgreSQL \
