@@ -5,10 +5,10 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The payout job as an experiment subject (issue 9): exactly {@link PayoutJobApplication}, plus the
- * bindings of {@link ExperimentBindings} read from {@code fencepost.experiment.*}. Those properties
- * exist only in this module, so no production deployment can switch a guard off or park a worker
- * (ADR 0100).
+ * The payout job as an experiment subject: exactly {@link PayoutJobApplication}, plus the bindings
+ * of {@link ExperimentBindings} read from {@code fencepost.experiment.*}. Those properties exist
+ * only in this module, so no production deployment can switch a guard off or park a worker (ADR
+ * 0100).
  */
 public final class ExperimentWorker {
 
