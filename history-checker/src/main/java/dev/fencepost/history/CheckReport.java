@@ -19,6 +19,7 @@ public record CheckReport(Map<String, Counter> safety, Map<String, Object> liven
       List.of(
           "overlapping_grants",
           "token_regressions",
+          "token_reissued_after_restore",
           "release_before_acquire",
           "guard_accepted_lower_token",
           "effect_without_grant",

@@ -49,6 +49,7 @@ public final class Checker {
   public CheckReport check(History h) {
     CheckReport.Builder report = new CheckReport.Builder();
     grants(h, report);
+    reissuedAfterRestore(h, report);
     clientOrder(h, report);
     guards(h, report);
     effectsWithoutGrant(h, report);
@@ -109,6 +110,46 @@ public final class Checker {
         highest = Math.max(highest, g.token());
         holder = g;
         lastAcquired = g;
+      }
+    }
+  }
+
+  // token_reissued_after_restore: one token source serves every key (lockdb's sequence, etcd's
+  // revision), so after a restore every new token must exceed every token issued before it on any
+  // key. Within one epoch the order across keys is not the order of issue (two transactions draw
+  // from the sequence and commit in either order), so only epochs are compared.
+  private void reissuedAfterRestore(History h, CheckReport.Builder report) {
+    Map<Integer, Long> highestPerEpoch = new TreeMap<>();
+    for (Grant g : h.grants) {
+      if (g.acquired()) {
+        highestPerEpoch.merge(g.restoresBefore(), g.token(), Math::max);
+      }
+    }
+    Set<String> counted = new TreeSet<>();
+    List<Grant> acquired = new ArrayList<>(h.grants.stream().filter(Grant::acquired).toList());
+    acquired.sort(Comparator.comparing(Grant::seq));
+    for (Grant g : acquired) {
+      int epoch = g.restoresBefore();
+      long before =
+          highestPerEpoch.entrySet().stream()
+              .filter(e -> e.getKey() < epoch)
+              .mapToLong(Map.Entry::getValue)
+              .max()
+              .orElse(Long.MIN_VALUE);
+      // An idempotent re-acquire (same key, token and session) is the same grant, counted once.
+      if (g.token() <= before && counted.add(g.key() + "|" + g.token() + "|" + g.session())) {
+        report.violation(
+            "token_reissued_after_restore",
+            g.key()
+                + ": token "
+                + g.token()
+                + " issued after restore "
+                + epoch
+                + " (seq "
+                + g.seq()
+                + "), not above "
+                + before
+                + " issued before it");
       }
     }
   }

@@ -20,9 +20,20 @@ public final class Records {
 
   private Records() {}
 
-  /** The backend's grant history: one row of lockdb's lock_event, or one etcd put/delete. */
+  /**
+   * The backend's grant history: one row of lockdb's lock_event, or one etcd put/delete. {@code
+   * epoch} is the number of restores of the backend before the grant was issued (absent: none; see
+   * {@link GrantEpochs}).
+   */
   public record Grant(
-      String source, String key, Long token, String kind, String session, Long seq, Instant at) {
+      String source,
+      String key,
+      Long token,
+      String kind,
+      String session,
+      Long seq,
+      Instant at,
+      Integer epoch) {
     public static final Set<String> KINDS =
         Set.of("ACQUIRED", "RELEASED", "REVOKED", "EXPIRED", "SESSION_CLOSED");
 
@@ -32,6 +43,20 @@ public final class Records {
       require(token, "token");
       kind = oneOf(kind, "kind", KINDS);
       require(seq, "seq");
+      if (epoch != null && epoch < 0) {
+        throw new IllegalArgumentException("epoch must not be negative, was " + epoch);
+      }
+    }
+
+    /** A grant of a backend that has not been restored during the run. */
+    public Grant(
+        String source, String key, Long token, String kind, String session, Long seq, Instant at) {
+      this(source, key, token, kind, session, seq, at, null);
+    }
+
+    /** {@link #epoch()}, 0 when absent. */
+    int restoresBefore() {
+      return epoch == null ? 0 : epoch;
     }
 
     boolean acquired() {

@@ -70,6 +70,10 @@ class CheckerTest {
               h.add(grant(6, "RELEASED", 7, "s3", 9_100));
             }),
         broken(
+            "token_reissued_after_restore",
+            "a restored backend hands token 6, already issued before the restore, to another key",
+            h -> h.add(afterRestore("payout:acc-2", 6, 9_000))),
+        broken(
             "release_before_acquire",
             "a release of a token the worker never acquired",
             h -> h.add(op("w3", "RELEASE", 9L, 9_000, 9_001, "OK"))),
@@ -174,6 +178,44 @@ class CheckerTest {
     Set<String> covered =
         brokenHistories().map(a -> (String) a.get()[0]).collect(Collectors.toSet());
     assertThat(covered).containsExactlyInAnyOrderElementsOf(CheckReport.CHECKS);
+  }
+
+  /** An ACQUIRED grant the backend issued after its first restore (epoch 1), seq after clean's. */
+  private static Grant afterRestore(String key, long token, long millis) {
+    return new Grant("lockdb", key, token, "ACQUIRED", "s-restored", 100L, at(millis), 1);
+  }
+
+  @Test
+  void afterARestoreATokenAboveEveryEarlierOneOnAnyKeyIsNotAReissue() {
+    History h = Histories.clean();
+    h.add(afterRestore("payout:acc-2", 1_000_008, 9_000));
+
+    assertThat(checker.check(h).count("token_reissued_after_restore")).isZero();
+  }
+
+  @Test
+  void withinOneEpochALowerTokenOnAnotherKeyIsNotAReissue() {
+    // Two acquires on different keys draw from the one sequence and commit in either order.
+    History h = Histories.clean();
+    h.add(new Grant("lockdb", "payout:acc-2", 6L, "ACQUIRED", "s9", 5L, at(9_000)));
+
+    assertThat(checker.check(h).count("token_reissued_after_restore")).isZero();
+  }
+
+  @Test
+  void aReissuedGrantReacquiredByItsSessionIsCountedOnce() {
+    History h = Histories.clean();
+    h.add(afterRestore("payout:acc-2", 6, 9_000));
+    h.add(afterRestore("payout:acc-2", 6, 9_100));
+
+    CheckReport report = checker.check(h);
+
+    assertThat(report.count("token_reissued_after_restore")).isEqualTo(1);
+    assertThat(report.safety().get("token_reissued_after_restore").sample())
+        .singleElement()
+        .asString()
+        .contains("payout:acc-2: token 6 issued after restore 1")
+        .contains("not above 7");
   }
 
   @Test

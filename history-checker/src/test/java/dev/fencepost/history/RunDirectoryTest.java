@@ -46,6 +46,22 @@ class RunDirectoryTest {
   }
 
   @Test
+  void aGrantsEpochIsWrittenOnlyWhenPresentAndReadBack() throws Exception {
+    Records.Grant restored =
+        new Records.Grant("lockdb", "payout:a", 9L, "ACQUIRED", "s", 4L, null, 1);
+    Records.Grant plain = new Records.Grant("lockdb", "payout:a", 3L, "ACQUIRED", "s", 1L, null);
+    HistoryFiles.append(dir, List.of(plain, restored));
+
+    assertThat(Files.readAllLines(dir.resolve("grant.jsonl")))
+        .containsExactly(
+            "{\"source\":\"lockdb\",\"key\":\"payout:a\",\"token\":3,\"kind\":\"ACQUIRED\","
+                + "\"session\":\"s\",\"seq\":1}",
+            "{\"source\":\"lockdb\",\"key\":\"payout:a\",\"token\":9,\"kind\":\"ACQUIRED\","
+                + "\"session\":\"s\",\"seq\":4,\"epoch\":1}");
+    assertThat(HistoryFiles.read(dir).grants).containsExactly(plain, restored);
+  }
+
+  @Test
   void appendedRecordsLandInTheirTypesFileOneLineEach() throws Exception {
     HistoryFiles.append(
         dir,

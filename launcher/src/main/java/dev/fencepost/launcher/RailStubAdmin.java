@@ -33,8 +33,17 @@ public final class RailStubAdmin {
    * (DECLINE, TIMEOUT_BEFORE_SETTLE, TIMEOUT_AFTER_SETTLE, ...); other payments settle.
    */
   public void faults(Map<String, String> modesByClientReference) {
+    faults(Map.of(), modesByClientReference);
+  }
+
+  /**
+   * Replaces the fault plan: each mode at its rate in [0, 1] for every payout (the stub refuses
+   * rates that sum above 1), {@code modes} by client reference winning over the rates, and no
+   * lookup lag.
+   */
+  public void faults(Map<String, Double> ratesByMode, Map<String, String> modesByClientReference) {
     Map<String, Object> plan = new LinkedHashMap<>();
-    plan.put("rates", Map.of());
+    plan.put("rates", ratesByMode);
     plan.put("overrides", modesByClientReference);
     plan.put("lookupLagMillis", 0);
     HttpResponse<String> response =

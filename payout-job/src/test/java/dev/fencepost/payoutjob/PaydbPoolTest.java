@@ -25,7 +25,7 @@ class PaydbPoolTest {
     List<Payout> payouts = platform.accountWithPayouts("paydbprops", 10_000, 1, 100);
     try (ConfigurableApplicationContext worker =
         platform.worker(
-            "--fencepost.paydb.url=" + platform.paydb.jdbcUrl(),
+            "--fencepost.paydb.url=" + platform.services.paydb().jdbcUrl(),
             // The name before fencepost.paydb: pointing it nowhere shows it is not what is used.
             "--fencepost.payout.paydb.url=jdbc:postgresql://127.0.0.1:9/nowhere")) {
       assertThat(worker.getBean(PaymentResource.class).findPayout(payouts.get(0).id())).isPresent();

@@ -19,10 +19,10 @@ import java.util.Optional;
  *
  * <p>With {@code skipCheckAfterPause}, a lock acquired before this worker was parked no longer
  * checks its local deadline once the worker is resumed. That models the pause the starter cannot
- * close (docs/lock-starter.md, liveness and safety): a process frozen a moment after {@code
- * ensureHeld()} returned, which then acts on a grant it no longer has. The failpoints sit just
- * before the checks, so without this the thawed worker would stop at its own deadline (LOCK_LOST)
- * and never reach a guard.
+ * close (its deadline is liveness, the token is safety: ADR 0021): a process frozen a moment after
+ * {@code ensureHeld()} returned, which then acts on a grant it no longer has. The failpoints sit
+ * just before the checks, so without this the thawed worker would stop at its own deadline
+ * (LOCK_LOST) and never reach a guard.
  */
 final class RecordingLockClient implements LockClient, AutoCloseable {
 

@@ -1,8 +1,9 @@
 package dev.fencepost.experiments.chaos;
 
 import dev.fencepost.experiments.harness.ExperimentRun;
-import dev.fencepost.experiments.harness.OwnLockServer;
+import dev.fencepost.experiments.harness.LockServers;
 import dev.fencepost.experiments.harness.Worker;
+import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.testsupport.generate.Generated;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,7 +28,9 @@ import java.util.function.BooleanSupplier;
 final class ChaosDriver implements AutoCloseable {
 
   enum Fault {
-    /** SIGSTOP a worker for longer than its lease (TTL 3 s), then SIGCONT it. */
+    /**
+     * SIGSTOP a worker for longer than its lease ({@link ExperimentRun#LOCK_TTL}), then SIGCONT it.
+     */
     PAUSE_PAST_LEASE,
     /** SIGKILL a worker and start a replacement. */
     KILL_AND_REPLACE,
@@ -38,7 +41,7 @@ final class ChaosDriver implements AutoCloseable {
   }
 
   private final ExperimentRun run;
-  private final OwnLockServer lockServer;
+  private final JavaProcess lockServer;
   private final Random random;
   private final int workerCount;
   private final List<Fault> menu;
@@ -61,7 +64,7 @@ final class ChaosDriver implements AutoCloseable {
 
   ChaosDriver(
       ExperimentRun run,
-      OwnLockServer lockServer,
+      JavaProcess lockServer,
       long seed,
       int workerCount,
       List<Fault> menu,
@@ -142,7 +145,13 @@ final class ChaosDriver implements AutoCloseable {
           return;
         }
         long pauseMillis = 4_000 + random.nextInt(4_000);
-        run.stop(w, "chaos: frozen for " + pauseMillis + " ms, past its 3 s lease");
+        run.stop(
+            w,
+            "chaos: frozen for "
+                + pauseMillis
+                + " ms, past its "
+                + ExperimentRun.LOCK_TTL
+                + " lease");
         stopped.add(w);
         schedule.schedule(() -> thaw(w), pauseMillis, TimeUnit.MILLISECONDS);
       }
@@ -159,7 +168,7 @@ final class ChaosDriver implements AutoCloseable {
       case LOCK_SERVER_RESTART -> {
         run.event(null, "RESTART", "chaos: lock server SIGKILLed (pid " + lockServer.pid() + ")");
         lockServer.kill();
-        lockServer.restart();
+        LockServers.restart(lockServer);
         run.event(null, "RESTARTED", "chaos: lock server up again (pid " + lockServer.pid() + ")");
       }
       case POSTGRES_RESTART -> {
@@ -202,11 +211,7 @@ final class ChaosDriver implements AutoCloseable {
 
   private Worker startWorker(String why) {
     String id = "w" + nextWorker++;
-    Worker w =
-        run.worker(id)
-            .loop()
-            .arg("--fencepost.lock.client.base-url=" + lockServer.baseUrl())
-            .start();
+    Worker w = run.worker(id).loop().lockServer(lockServer).start();
     run.event(w, "WORKER", "chaos: " + why);
     return w;
   }
@@ -232,7 +237,7 @@ final class ChaosDriver implements AutoCloseable {
       run.stack().postgres().start();
     }
     if (!lockServer.isAlive()) {
-      lockServer.restart();
+      LockServers.restart(lockServer);
     }
     replaceDeadWorkers();
   }

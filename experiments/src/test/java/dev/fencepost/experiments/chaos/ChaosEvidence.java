@@ -1,6 +1,8 @@
 package dev.fencepost.experiments.chaos;
 
 import dev.fencepost.experiments.chaos.ChaosRun.ChaosFigures;
+import dev.fencepost.experiments.harness.ExperimentRun;
+import dev.fencepost.experiments.harness.Provenance;
 import dev.fencepost.experiments.harness.RunResult;
 import dev.fencepost.experiments.harness.Settings;
 import dev.fencepost.history.EvidenceReport;
@@ -28,32 +30,31 @@ final class ChaosEvidence {
 
   private ChaosEvidence() {}
 
-  static String command(String name) {
-    return "./mvnw -B -pl experiments verify -Dit.test="
-        + (name.equals("chaos") ? "ChaosRunLongIT -Dexperiments.long=true" : "ChaosRunIT")
-        + " -Dexperiments.evidence.dir=$PWD/docs/evidence"
-        + "   # from the root, after ./mvnw -B install -DskipTests";
-  }
-
-  static void write(String name, RunResult result, ChaosFigures figures) {
+  static void write(String name, Class<?> test, RunResult result, ChaosFigures figures) {
     String svgName = name + "-progress.svg";
     EvidenceReport report =
         EvidenceReport.titled("Chaos run, " + figures.tier() + " tier")
-            .regeneratedBy(command(name))
+            .regeneratedBy(Provenance.command(test))
+            .paragraph(Provenance.paragraph(test))
             .paragraph(
                 "Real processes only: looping payout workers (this module's exec jar), a lock"
                     + " server on the PostgreSQL backend that the driver SIGKILLs and restarts on"
-                    + " the same port, the rail proxy with every guard on, the rail stub with 0.5%"
+                    + " the same port, the rail proxy with every guard on, the rail stub with "
+                    + ChaosRun.ambiguityPercent()
                     + " ambiguity, and one embedded PostgreSQL (lockdb, proxydb, batchdb, paydb)"
                     + " that the driver stops and starts. A seeded driver (ADR 0108) freezes"
-                    + " workers past their 3 s lease, kills and replaces them, and restarts the"
-                    + " lock server and PostgreSQL; when its window ends, frozen workers are thawed"
-                    + " and the run waits until every payout is terminal, RAIL_AMBIGUOUS, or"
-                    + " PENDING behind an ambiguous payout of its account. Then the history is"
-                    + " extracted and checked. Tests: `ChaosRunIT` (CI tier, 200 payouts, writes"
-                    + " chaos-ci.md) and `ChaosRunLongIT` (2,000 payouts, only with"
-                    + " `-Dexperiments.long=true`, writes chaos.md). A seed replays the fault"
-                    + " sequence: `-Dexperiments.chaos.seed=<seed>`.")
+                    + " workers past their "
+                    + ExperimentRun.LOCK_TTL
+                    + " lease, kills and replaces them, and restarts the lock server and"
+                    + " PostgreSQL; when its window ends, frozen workers are thawed and the run"
+                    + " waits until every payout is terminal, RAIL_AMBIGUOUS, or PENDING behind an"
+                    + " ambiguous payout of its account. Then the history is extracted and checked."
+                    + " Tests: `ChaosRunIT` (CI tier, "
+                    + ChaosRun.CI.payouts()
+                    + " payouts, writes chaos-ci.md) and `ChaosRunLongIT` ("
+                    + ChaosRun.LONG.payouts()
+                    + " payouts, only with `-Dexperiments.long=true`, writes chaos.md). A seed"
+                    + " replays the fault sequence: `-Dexperiments.chaos.seed=<seed>`.")
             .paragraph("## Figures\n\n" + figures.markdown())
             .paragraph(
                 "## Progress\n\nPayouts settled (terminal or RAIL_AMBIGUOUS) over time, from"

@@ -5,18 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencepost.experiments.chaos.ChaosDriver.Fault;
 import dev.fencepost.experiments.harness.ExperimentRun;
 import dev.fencepost.experiments.harness.Guards;
-import dev.fencepost.experiments.harness.OwnLockServer;
+import dev.fencepost.experiments.harness.LockServers;
 import dev.fencepost.experiments.harness.RunResult;
 import dev.fencepost.history.HistoryFiles;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import dev.fencepost.launcher.process.JavaProcess;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import org.awaitility.Awaitility;
 
 /**
@@ -33,10 +30,19 @@ final class ChaosRun {
   private ChaosRun() {}
 
   /** The stub's default ambiguity mix (docs/rail.md), 0.5% in all, and no declines. */
-  static final String AMBIGUITY_PLAN =
-      "{\"rates\":{\"TIMEOUT_BEFORE_SETTLE\":0.0015,\"TIMEOUT_AFTER_SETTLE\":0.002,"
-          + "\"ERROR_AFTER_SETTLE\":0.001,\"RESET\":0.0005},\"overrides\":{},"
-          + "\"lookupLagMillis\":0}";
+  static final Map<String, Double> AMBIGUITY =
+      new TreeMap<>(
+          Map.of(
+              "TIMEOUT_BEFORE_SETTLE", 0.0015,
+              "TIMEOUT_AFTER_SETTLE", 0.002,
+              "ERROR_AFTER_SETTLE", 0.001,
+              "RESET", 0.0005));
+
+  /** The share of payouts the stub leaves ambiguous, e.g. {@code 0.5%}. */
+  static String ambiguityPercent() {
+    double sum = AMBIGUITY.values().stream().mapToDouble(Double::doubleValue).sum();
+    return String.format(Locale.ROOT, "%.1f%%", sum * 100);
+  }
 
   record Tier(
       String name,
@@ -56,8 +62,11 @@ final class ChaosRun {
 
   static final long AMOUNT = 100;
 
-  /** One chaos run of {@code tier}, with its assertions; the evidence report is written first. */
-  static void run(Tier tier) {
+  /**
+   * One chaos run of {@code tier}, with its assertions; the evidence report is written once they
+   * passed, naming {@code test} as what regenerates it.
+   */
+  static void run(Tier tier, Class<?> test) {
     long seed = Long.getLong("experiments.chaos.seed", System.currentTimeMillis());
     System.out.println("chaos run: tier " + tier.name() + ", seed " + seed);
     String title =
@@ -72,14 +81,11 @@ final class ChaosRun {
     try (ExperimentRun run =
             ExperimentRun.start("chaos-" + tier.name().toLowerCase(), title, Guards.ALL_ON);
         // Started before the seeding, which does not need it; a chaos restart keeps its port.
-        OwnLockServer lockServer =
-            OwnLockServer.start(
+        JavaProcess lockServer =
+            LockServers.start(
                 "chaos lock server",
                 run.dir().resolve("logs").resolve("lock-server-chaos.log"),
-                OwnLockServer.postgres(
-                    run.stack().lockdb().jdbcUrl(),
-                    run.stack().lockdb().username(),
-                    run.stack().lockdb().password()))) {
+                LockServers.on(run.stack().lockdb()))) {
       run.event(
           null, "SEED", "chaos seed " + seed + " (replay: -Dexperiments.chaos.seed=" + seed + ")");
       for (int a = 0; a < tier.accounts(); a++) {
@@ -153,7 +159,6 @@ final class ChaosRun {
               stall);
       System.out.println(figures.markdown());
       System.out.println(result.report().toMarkdown(title));
-      ChaosEvidence.write(tier == LONG ? "chaos" : "chaos-ci", result, figures);
 
       assertThat(result.report().safe()).as(result.report().toMarkdown(title)).isTrue();
       assertThat(states.values().stream().mapToLong(Long::longValue).sum())
@@ -162,26 +167,14 @@ final class ChaosRun {
       assertThat(driver.injected().keySet())
           .as("each kind of fault was injected")
           .containsExactlyInAnyOrder(Fault.values());
+
+      ChaosEvidence.write(tier == LONG ? "chaos" : "chaos-ci", test, result, figures);
     }
   }
 
   static void setRailAmbiguity(ExperimentRun run) {
-    HttpRequest put =
-        HttpRequest.newBuilder(URI.create(run.stack().stub().baseUrl() + "/rail/admin/faults"))
-            .header("Content-Type", "application/json")
-            .PUT(HttpRequest.BodyPublishers.ofString(AMBIGUITY_PLAN))
-            .build();
-    try {
-      HttpResponse<String> response =
-          HttpClient.newHttpClient().send(put, HttpResponse.BodyHandlers.ofString());
-      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-    run.event(null, "RAIL_FAULTS", "stub ambiguity 0.5%: " + AMBIGUITY_PLAN);
+    run.stack().stubAdmin().faults(AMBIGUITY, Map.of());
+    run.event(null, "RAIL_FAULTS", "stub ambiguity " + ambiguityPercent() + ": " + AMBIGUITY);
   }
 
   /** What the chaos run measured besides the checker's counters. */

@@ -10,6 +10,6 @@ class ChaosRunLongIT {
 
   @Test
   void underTwoThousandPayoutsOfRandomFaultsTheBacklogSettlesAndEverySafetyCounterIsZero() {
-    ChaosRun.run(ChaosRun.LONG);
+    ChaosRun.run(ChaosRun.LONG, ChaosRunLongIT.class);
   }
 }

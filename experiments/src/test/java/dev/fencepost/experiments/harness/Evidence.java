@@ -15,22 +15,30 @@ import java.util.Map;
 /**
  * One evidence report ({@code <name>.md}) built from runs, with each run's timeline copied next to
  * it as {@code <name>-<scenario>.svg}. Always written to target/evidence; also to docs/evidence
- * when {@code -Dexperiments.evidence.dir} is set (run-evidence.sh). Collect in the test class,
- * write in {@code @AfterAll}: a report of the runs that completed.
+ * when {@code -Dexperiments.evidence.dir} is set (run-evidence.sh). It opens with what produced it
+ * ({@link Provenance}: the commit and the command that regenerates it). Collect runs as their
+ * assertions pass and write once all have ({@link EvidenceAfterAllPassed}), or write at the end of
+ * a single test, after its assertions.
  */
 public final class Evidence {
-
-  /** The one command that regenerates every report under docs/evidence. */
-  public static final String COMMAND = "experiments/run-evidence.sh";
 
   private final String name;
   private final EvidenceReport report;
   private final Map<Path, String> timelines = new LinkedHashMap<>();
   private final List<String> order = new ArrayList<>();
 
-  public Evidence(String name, String title) {
+  /**
+   * @param producedBy the test classes whose runs the report shows (they name its command)
+   */
+  public Evidence(String name, String title, Class<?>... producedBy) {
+    if (producedBy.length == 0) {
+      throw new IllegalArgumentException("name the test classes that produce " + name);
+    }
     this.name = name;
-    this.report = EvidenceReport.titled(title).regeneratedBy(COMMAND);
+    this.report =
+        EvidenceReport.titled(title)
+            .regeneratedBy(Provenance.command(producedBy))
+            .paragraph(Provenance.paragraph(producedBy));
   }
 
   public synchronized Evidence paragraph(String markdown) {

@@ -8,7 +8,9 @@ import dev.fencepost.history.HistoryFiles;
 import dev.fencepost.history.HistoryRecorder;
 import dev.fencepost.history.Records;
 import dev.fencepost.history.Timeline;
+import dev.fencepost.launcher.PayoutWorkerArgs;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
+import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.payment.AccountId;
 import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
@@ -20,7 +22,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -167,6 +168,7 @@ public final class ExperimentRun implements AutoCloseable {
     private boolean loop;
     private boolean pauseLandsAfterCheck;
     private boolean gated;
+    private JavaProcess lockServer;
     private final List<String> extra = new ArrayList<>();
 
     private WorkerSpec(String id) {
@@ -212,68 +214,59 @@ public final class ExperimentRun implements AutoCloseable {
       return this;
     }
 
-    /** Further {@code --name=value} arguments (last one wins). */
+    /** Further {@code --name=value} arguments (replacing the harness's value of that name). */
     public WorkerSpec arg(String arg) {
       extra.add(arg);
       return this;
     }
 
+    /** The lock server this worker uses instead of the shared one (a scenario's own). */
+    public WorkerSpec lockServer(JavaProcess server) {
+      this.lockServer = server;
+      return this;
+    }
+
     public Worker start() {
       Path control = dir.resolve("control").resolve(id);
-      List<String> args = new ArrayList<>();
-      args.add("--spring.main.web-application-type=none");
-      args.add("--spring.datasource.url=" + stack.batchdb().jdbcUrl());
-      args.add("--spring.datasource.username=" + stack.batchdb().username());
-      args.add("--spring.datasource.password=" + stack.batchdb().password());
-      // The Stack migrated batchdb once; workers booting together must not race on it.
-      args.add("--spring.liquibase.enabled=false");
-      args.add("--fencepost.payout.paydb.url=" + paydb.jdbcUrl());
-      args.add("--fencepost.payout.paydb.username=" + paydb.username());
-      args.add("--fencepost.payout.paydb.password=" + paydb.password());
-      args.add("--fencepost.payout.proxy.base-url=" + stack.proxy(guards).baseUrl());
-      args.add("--fencepost.payout.worker-id=" + id);
-      args.add("--fencepost.lock.client.base-url=" + stack.lockServer(backend).baseUrl());
-      args.add("--fencepost.lock.client.owner=" + id);
-      args.add("--fencepost.lock.client.ttl=" + LOCK_TTL);
-      args.add("--fencepost.lock.client.connect-timeout=500ms");
-      args.add("--fencepost.lock.client.read-timeout=800ms");
-      args.add("--fencepost.experiment.history-dir=" + dir);
-      args.add("--fencepost.experiment.worker-id=" + id);
-      args.add("--fencepost.experiment.control-dir=" + control);
+      JavaProcess locks = lockServer != null ? lockServer : stack.lockServer(backend);
+      PayoutWorkerArgs args =
+          PayoutWorkerArgs.worker(
+              id, locks.baseUrl(), stack.proxy(guards).baseUrl(), paydb, stack.batchdb());
+      args.set("fencepost.lock.client.owner", id)
+          .set("fencepost.lock.client.ttl", LOCK_TTL)
+          .set("fencepost.lock.client.connect-timeout", "500ms")
+          .set("fencepost.lock.client.read-timeout", "800ms")
+          .set("fencepost.experiment.history-dir", dir)
+          .set("fencepost.experiment.worker-id", id)
+          .set("fencepost.experiment.control-dir", control);
       if (pauseAt != null) {
-        args.add("--fencepost.experiment.pause-at=" + pauseAt);
+        args.set("fencepost.experiment.pause-at", pauseAt);
       }
       if (killAt != null) {
-        args.add("--fencepost.experiment.kill-at=" + killAt);
+        args.set("fencepost.experiment.kill-at", killAt);
       }
       if (pauseLandsAfterCheck) {
-        args.add("--fencepost.experiment.pause-lands-after-check=true");
+        args.set("fencepost.experiment.pause-lands-after-check", true);
       }
       if (gated) {
-        args.add("--fencepost.experiment.gated=true");
+        args.set("fencepost.experiment.gated", true);
       }
       if (!guards.resourceFence()) {
-        args.add("--fencepost.experiment.resource-fence=off");
+        args.set("fencepost.experiment.resource-fence", "off");
       }
       if (loop) {
-        args.add("--spring.batch.job.enabled=false");
-        args.add("--fencepost.payout.loop.enabled=true");
-        args.add("--fencepost.payout.loop.idle-pause=200ms");
+        args.looping("200ms");
       } else {
-        args.add("--fencepost.payout.exit-when-done=true");
+        args.once();
       }
-      for (String e : extra) {
-        String name = e.substring(0, e.indexOf('=') + 1);
-        args.removeIf(a -> a.startsWith(name));
-        args.add(e);
-      }
-      JarProcess process =
-          JarProcess.start(
-              id,
-              Settings.jar("experiments.worker.jar"),
-              "192m",
-              dir.resolve("logs").resolve(id + ".log"),
-              args);
+      extra.forEach(args::set);
+      JavaProcess process =
+          JavaProcess.jar(id, Settings.workerJar())
+              .leanJvm()
+              .heap("192m")
+              .log(dir.resolve("logs").resolve(id + ".log"))
+              .args(args.toArgs())
+              .start();
       Worker worker = new Worker(id, process, control);
       workers.put(id, worker);
       event(
@@ -293,13 +286,13 @@ public final class ExperimentRun implements AutoCloseable {
   /** SIGSTOP: the whole JVM freezes, heartbeats included, so its lease runs out. */
   public void stop(Worker worker, String detail) {
     event(worker, "SIGSTOP", detail);
-    worker.process().signal("STOP");
+    worker.process().pause();
   }
 
   /** SIGCONT without releasing the parking (the worker goes on waiting at its point). */
   public void cont(Worker worker, String detail) {
     event(worker, "SIGCONT", detail);
-    worker.process().signal("CONT");
+    worker.process().resume();
   }
 
   /** Lets a parked worker go on: creates its resume file and, if it was stopped, SIGCONTs it. */
@@ -315,16 +308,18 @@ public final class ExperimentRun implements AutoCloseable {
   /** SIGKILL: the worker dies where it is, as a crashed pod would. */
   public void kill(Worker worker, String detail) {
     event(worker, "SIGKILL", detail);
-    worker.process().signal("KILL");
-    worker.process().awaitExit(Duration.ofSeconds(30));
+    worker.process().kill();
   }
 
-  /** SIGTERM: a graceful shutdown (its lock session is closed). */
+  /**
+   * SIGTERM: a graceful shutdown (its lock session is closed). For a worker that has already ended,
+   * no signal: its process is only let go of.
+   */
   public void terminate(Worker worker, String detail) {
     if (worker.isAlive()) {
       event(worker, "SIGTERM", detail);
-      worker.process().close();
     }
+    worker.process().close();
   }
 
   /** Records a harness event (for things a scenario does besides signals: revoke, outage...). */
@@ -381,18 +376,7 @@ public final class ExperimentRun implements AutoCloseable {
 
   /** The rail's movements for this payout (the stub's ground truth, FR-21). */
   public int movements(Payout payout) {
-    String body =
-        stack
-            .send(
-                HttpRequest.newBuilder(
-                        URI.create(
-                            stack.stub().baseUrl()
-                                + "/rail/admin/movements?clientReference="
-                                + payout.clientReference()))
-                    .GET()
-                    .build())
-            .body();
-    return Integer.parseInt(body.replaceAll("(?s).*\"count\":(\\d+).*", "$1"));
+    return stack.stubAdmin().movementsOf(payout.clientReference());
   }
 
   /** Rows in proxydb's rail_submission for this payout (guarded and unguarded). */
@@ -501,7 +485,7 @@ public final class ExperimentRun implements AutoCloseable {
   @Override
   public void close() {
     for (Worker worker : workers.values()) {
-      worker.process().destroyForcibly();
+      worker.process().kill();
     }
     if (faultsSet) {
       stack.resetRailFaults();

@@ -1,45 +1,50 @@
 package dev.fencepost.experiments.harness;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /** What failsafe passes in (experiments/pom.xml), with fallbacks for an IDE run. */
 public final class Settings {
 
+  /** The system property naming this module's exec jar, as {@code App} names the others. */
+  static final String WORKER_JAR = "fencepost.jar.experiments";
+
   private Settings() {}
 
-  private static final java.util.Map<String, Path> COPIES = new java.util.HashMap<>();
-
   /**
-   * A runnable jar named by a system property, copied once per test JVM to a private directory: the
-   * working tree is shared, and a build of this module running meanwhile rewrites target/*-exec.jar
-   * under a JVM that is still loading classes from it.
+   * The experiment worker's runnable jar (this module's exec jar): {@value #WORKER_JAR} (failsafe
+   * sets it), else {@code target/experiments-*-exec.jar} under the working directory (an IDE run
+   * from the module after {@code package}).
    */
-  public static synchronized Path jar(String property) {
-    String value = System.getProperty(property);
-    if (value == null || value.isBlank()) {
-      throw new IllegalStateException(
-          "system property " + property + " is not set: run through failsafe (mvn verify)");
+  public static Path workerJar() {
+    String explicit = System.getProperty(WORKER_JAR);
+    if (explicit != null && !explicit.isBlank()) {
+      return Path.of(explicit);
     }
-    return COPIES.computeIfAbsent(
-        property,
-        p -> {
-          Path source = Path.of(value);
-          if (!Files.exists(source)) {
-            throw new IllegalStateException("no runnable jar at " + source + ": run package");
-          }
-          try {
-            Path dir = Files.createTempDirectory("fencepost-experiments-jars");
-            dir.toFile().deleteOnExit();
-            Path copy = dir.resolve(source.getFileName());
-            Files.copy(source, copy);
-            copy.toFile().deleteOnExit();
-            return copy;
-          } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          }
-        });
+    Path target = Path.of("target");
+    if (Files.isDirectory(target)) {
+      try (Stream<Path> files = Files.list(target)) {
+        Optional<Path> built =
+            files
+                .filter(f -> f.getFileName().toString().startsWith("experiments-"))
+                .filter(f -> f.getFileName().toString().endsWith("-exec.jar"))
+                .findFirst();
+        if (built.isPresent()) {
+          return built.get();
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    throw new IllegalStateException(
+        "no experiment worker jar: run through failsafe (mvn verify), or package the module and"
+            + " set -D"
+            + WORKER_JAR
+            + "=PATH");
   }
 
   /** target/runs: one directory per scenario below it. */
@@ -66,8 +71,8 @@ public final class Settings {
   static void ensureDir(Path dir) {
     try {
       Files.createDirectories(dir);
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 }

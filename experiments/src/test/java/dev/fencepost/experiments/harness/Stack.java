@@ -1,13 +1,13 @@
 package dev.fencepost.experiments.harness;
 
 import dev.fencepost.experiments.harness.Guards.ProxyGuards;
+import dev.fencepost.launcher.App;
+import dev.fencepost.launcher.LocalPlatform;
+import dev.fencepost.launcher.RailStubAdmin;
 import dev.fencepost.launcher.etcd.EtcdCluster;
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import dev.fencepost.launcher.process.JavaProcess;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,16 +15,31 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.awaitility.Awaitility;
 
 /**
  * The long-lived parts every scenario of this test JVM shares, started on first use and stopped at
  * JVM exit: one dedicated embedded PostgreSQL (lockdb, proxydb, batchdb; each run gets its own
  * paydb, see {@link ExperimentRun}), the lock server (per {@link LockBackend}), the rail stub, and
- * one rail proxy per combination of its two switches. All are real processes from their exec jars.
- * Scenarios keep apart by their own accounts, and the harness keeps only their records.
+ * one rail proxy per combination of its two switches. All are real processes from their runnable
+ * jars ({@link App}). Scenarios keep apart by their own accounts, and the harness keeps only their
+ * records.
  */
 public final class Stack {
+
+  /** How long a shared service may take to start. */
+  static final Duration START_TIMEOUT = Duration.ofMinutes(3);
+
+  /**
+   * The proxy's timeout towards the rail: short, so a rail timeout costs a second; the stub's hang
+   * is longer, so a hang is a timeout.
+   */
+  public static final String RAIL_TIMEOUT = "1s";
+
+  /** How long the stub hangs when its fault plan says so. */
+  public static final String STUB_HANG = "3s";
+
+  /** Services' start-up banner off: their logs are JSON lines. */
+  static final String NO_BANNER = "--spring.main.banner-mode=off";
 
   private static Stack shared;
 
@@ -33,12 +48,12 @@ public final class Stack {
   private final PostgresDatabase lockdb;
   private final PostgresDatabase proxydb;
   private final PostgresDatabase batchdb;
-  private final JarProcess stub;
-  private final Map<LockBackend, JarProcess> lockServers = new EnumMap<>(LockBackend.class);
-  private final Map<ProxyGuards, JarProcess> proxies = new HashMap<>();
+  private final JavaProcess stub;
+  private final RailStubAdmin stubAdmin;
+  private final Map<LockBackend, JavaProcess> lockServers = new EnumMap<>(LockBackend.class);
+  private final Map<ProxyGuards, JavaProcess> proxies = new HashMap<>();
   private final List<AutoCloseable> closeLast = new ArrayList<>();
   private EtcdCluster etcd;
-  private final HttpClient http = HttpClient.newHttpClient();
 
   /** The shared stack of this test JVM. */
   public static synchronized Stack shared() {
@@ -61,13 +76,14 @@ public final class Stack {
             .createDatabase("exp_batchdb")
             .applyChangelog("db/changelog/batchdb/db.changelog-master.yaml");
     stub =
-        JarProcess.start(
-            "rail-stub",
-            Settings.jar("experiments.stub.jar"),
-            "128m",
-            logs.resolve("rail-stub.log"),
-            List.of("--fencepost.stub.hang=3s"));
-    awaitHealthy(stub);
+        App.RAIL_STUB
+            .process("rail-stub", logs.resolve("rail-stub.log"))
+            .httpPort(0)
+            .arg(NO_BANNER)
+            .arg("--fencepost.stub.hang=" + STUB_HANG)
+            .start()
+            .awaitHealthy(START_TIMEOUT);
+    stubAdmin = new RailStubAdmin(stub.baseUrl());
   }
 
   public EmbeddedPostgresServer postgres() {
@@ -86,8 +102,13 @@ public final class Stack {
     return batchdb;
   }
 
-  public JarProcess stub() {
+  public JavaProcess stub() {
     return stub;
+  }
+
+  /** The stub's fault plan and its movements (the ground truth of what the rail paid). */
+  public RailStubAdmin stubAdmin() {
+    return stubAdmin;
   }
 
   /** The etcd cluster of the {@link LockBackend#ETCD} lock server, once started. */
@@ -97,35 +118,25 @@ public final class Stack {
   }
 
   /** The lock server on {@code backend}, started on first use. */
-  public synchronized JarProcess lockServer(LockBackend backend) {
+  public synchronized JavaProcess lockServer(LockBackend backend) {
     return lockServers.computeIfAbsent(
         backend,
         b -> {
-          List<String> args = new ArrayList<>();
+          List<String> args;
           if (b == LockBackend.POSTGRES) {
-            args.add("--spring.datasource.url=" + lockdb.jdbcUrl());
-            args.add("--spring.datasource.username=" + lockdb.username());
-            args.add("--spring.datasource.password=" + lockdb.password());
+            args = LockServers.on(lockdb);
           } else {
             etcd = EtcdCluster.single();
             closeLast.add(etcd);
-            args.add("--fencepost.lock.backend=etcd");
-            args.add("--fencepost.lock.etcd.endpoints=" + etcd.endpoints());
+            args = LockServers.onEtcd(etcd.endpoints());
           }
-          JarProcess server =
-              JarProcess.start(
-                  "lock-server-" + b.name().toLowerCase(),
-                  Settings.jar("experiments.lockserver.jar"),
-                  "192m",
-                  logs.resolve("lock-server-" + b.name().toLowerCase() + ".log"),
-                  args);
-          awaitHealthy(server);
-          return server;
+          String name = "lock-server-" + b.name().toLowerCase();
+          return LockServers.start(name, logs.resolve(name + ".log"), args);
         });
   }
 
   /** The rail proxy with these switches, started on first use (on the shared proxydb). */
-  public synchronized JarProcess proxy(Guards guards) {
+  public synchronized JavaProcess proxy(Guards guards) {
     return proxies.computeIfAbsent(
         guards.proxy(),
         g -> {
@@ -134,93 +145,37 @@ public final class Stack {
                   + (g.highWater() ? "on" : "off")
                   + "-uq-"
                   + (g.uniqueness() ? "on" : "off");
-          List<String> args = new ArrayList<>();
-          args.add("--spring.datasource.url=" + proxydb.jdbcUrl());
-          args.add("--spring.datasource.username=" + proxydb.username());
-          args.add("--spring.datasource.password=" + proxydb.password());
+          List<String> args = new ArrayList<>(LocalPlatform.postgresArgs(proxydb));
+          args.add(NO_BANNER);
           args.add("--fencepost.rail.base-url=" + stub.baseUrl());
-          // Short, so a rail timeout costs a second; the stub's hang (3 s) is longer.
-          args.add("--fencepost.rail.timeout=1s");
+          args.add("--fencepost.rail.timeout=" + RAIL_TIMEOUT);
           if (!g.allOn()) {
             args.add("--fencepost.proxy.fencing.experiment=true");
             args.add("--fencepost.proxy.fencing.high-water-enabled=" + g.highWater());
             args.add("--fencepost.proxy.fencing.uniqueness-enabled=" + g.uniqueness());
           }
-          JarProcess proxy =
-              JarProcess.start(
-                  name,
-                  Settings.jar("experiments.proxy.jar"),
-                  "192m",
-                  logs.resolve(name + ".log"),
-                  args);
-          awaitHealthy(proxy);
-          return proxy;
+          return App.RAIL_PROXY
+              .process(name, logs.resolve(name + ".log"))
+              .httpPort(0)
+              .args(args)
+              .start()
+              .awaitHealthy(START_TIMEOUT, LockServers.START_ATTEMPTS);
         });
   }
 
   /** Replaces the stub's fault plan (docs/rail.md): {@code overrides} by client reference. */
   public void railFaults(Map<String, String> overridesByClientReference) {
-    StringBuilder overrides = new StringBuilder();
-    overridesByClientReference.forEach(
-        (reference, mode) ->
-            overrides
-                .append(overrides.isEmpty() ? "" : ",")
-                .append('"')
-                .append(reference)
-                .append("\":\"")
-                .append(mode)
-                .append('"'));
-    String plan = "{\"rates\":{},\"overrides\":{" + overrides + "},\"lookupLagMillis\":0}";
-    HttpResponse<String> response =
-        send(
-            HttpRequest.newBuilder(URI.create(stub.baseUrl() + "/rail/admin/faults"))
-                .header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString(plan))
-                .build());
-    if (response.statusCode() != 200) {
-      throw new IllegalStateException("fault plan refused: " + response.body());
-    }
+    stubAdmin.faults(overridesByClientReference);
   }
 
   /** Restores the stub's start-up fault plan (no faults). */
   public void resetRailFaults() {
-    send(
-        HttpRequest.newBuilder(URI.create(stub.baseUrl() + "/rail/admin/faults")).DELETE().build());
-  }
-
-  HttpResponse<String> send(HttpRequest request) {
-    try {
-      return http.send(request, HttpResponse.BodyHandlers.ofString());
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private void awaitHealthy(JarProcess process) {
-    Awaitility.await(process.name() + " healthy (log " + process.log() + ")")
-        .atMost(Duration.ofMinutes(3))
-        .pollInterval(Duration.ofMillis(250))
-        .ignoreExceptions()
-        .until(
-            () -> {
-              if (!process.isAlive()) {
-                throw new IllegalStateException(process.name() + " exited; see " + process.log());
-              }
-              return send(HttpRequest.newBuilder(URI.create(process.baseUrl() + "/actuator/health"))
-                          .timeout(Duration.ofSeconds(2))
-                          .GET()
-                          .build())
-                      .statusCode()
-                  == 200;
-            });
+    stubAdmin.resetFaults();
   }
 
   private synchronized void close() {
-    proxies.values().forEach(JarProcess::close);
-    lockServers.values().forEach(JarProcess::close);
+    proxies.values().forEach(JavaProcess::close);
+    lockServers.values().forEach(JavaProcess::close);
     stub.close();
     for (AutoCloseable c : closeLast) {
       try {

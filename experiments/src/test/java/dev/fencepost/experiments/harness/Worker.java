@@ -1,5 +1,6 @@
 package dev.fencepost.experiments.harness;
 
+import dev.fencepost.launcher.process.JavaProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -16,10 +17,10 @@ import org.awaitility.Awaitility;
 public final class Worker {
 
   private final String id;
-  private final JarProcess process;
+  private final JavaProcess process;
   private final Path controlDir;
 
-  Worker(String id, JarProcess process, Path controlDir) {
+  Worker(String id, JavaProcess process, Path controlDir) {
     this.id = id;
     this.process = process;
     this.controlDir = controlDir;
@@ -29,7 +30,7 @@ public final class Worker {
     return id;
   }
 
-  public JarProcess process() {
+  public JavaProcess process() {
     return process;
   }
 

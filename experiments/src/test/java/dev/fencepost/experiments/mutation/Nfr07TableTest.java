@@ -24,31 +24,57 @@ import org.junit.jupiter.api.Test;
 @Tag("NFR-07")
 class Nfr07TableTest {
 
-  /** {@code `ClassName#methodName`}, the form the table uses for every check it names. */
-  static final Pattern REFERENCE = Pattern.compile("`([A-Z][A-Za-z0-9_]*)#([a-z][A-Za-z0-9_]*)`");
+  /**
+   * {@code `ClassName#methodName`}, the form the table uses for every check it names, or {@code
+   * `ClassName#methodName[case]`} for one case of a parameterized test, where the case is the
+   * scenario id the test's source declares (and its display name starts with).
+   */
+  static final Pattern REFERENCE =
+      Pattern.compile("`([A-Z][A-Za-z0-9_]*)#([a-z][A-Za-z0-9_]*)(?:\\[([a-z0-9-]+)\\])?`");
 
   static final Path REPO = Path.of("").toAbsolutePath().getParent();
   static final Path TABLE = REPO.resolve("docs/evidence/nfr-07.md");
 
   @Test
   void everyTestTheTableNamesExistsWithThatMethod() throws IOException {
+    String table = Files.readString(TABLE);
+    assertThat(REFERENCE.matcher(table).results().count())
+        .as("references in " + TABLE)
+        .isGreaterThanOrEqualTo(8);
+    assertThat(missing(table)).as("tests named in " + TABLE + " that do not exist").isEmpty();
+  }
+
+  @Test
+  void aRenamedMethodOrAMissingCaseIsReportedAndAnExistingCaseIsNot() throws IOException {
+    assertThat(
+            missing(
+                "`Uc03PausedHolderIT#negativeControlMatrix[uc03-b-fence-off]`,"
+                    + " `Uc03PausedHolderIT#negativeControlMatrix[uc03-z-no-such-cell]`,"
+                    + " `Uc03PausedHolderIT#bResourceFenceOffTheStaleHolderPostsThePayout`"))
+        .containsExactly(
+            "Uc03PausedHolderIT#negativeControlMatrix[uc03-z-no-such-cell] (no such case)",
+            "Uc03PausedHolderIT#bResourceFenceOffTheStaleHolderPostsThePayout (no such method)");
+  }
+
+  /** The references in {@code table} to a class, method or case that does not exist. */
+  static List<String> missing(String table) throws IOException {
     List<String> missing = new ArrayList<>();
     Map<String, List<Path>> sources = javaSourcesBySimpleName();
-    Matcher m = REFERENCE.matcher(Files.readString(TABLE));
-    int references = 0;
+    Matcher m = REFERENCE.matcher(table);
     while (m.find()) {
-      references++;
       String type = m.group(1);
       String method = m.group(2);
+      String testCase = m.group(3);
       List<Path> files = sources.getOrDefault(type, List.of());
       if (files.isEmpty()) {
         missing.add(type + " (no such class)");
       } else if (files.stream().noneMatch(f -> declares(f, method))) {
         missing.add(type + "#" + method + " (no such method)");
+      } else if (testCase != null && files.stream().noneMatch(f -> declaresCase(f, testCase))) {
+        missing.add(type + "#" + method + "[" + testCase + "] (no such case)");
       }
     }
-    assertThat(references).as("references in " + TABLE).isGreaterThanOrEqualTo(8);
-    assertThat(missing).as("tests named in " + TABLE + " that do not exist").isEmpty();
+    return missing;
   }
 
   @Test
@@ -72,6 +98,15 @@ class Nfr07TableTest {
       return Pattern.compile("\\bvoid\\s+" + method + "\\s*\\(")
           .matcher(Files.readString(file))
           .find();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The source names {@code testCase} as a string literal: a case's scenario id. */
+  static boolean declaresCase(Path file, String testCase) {
+    try {
+      return Files.readString(file).contains("\"" + testCase + "\"");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -5,14 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencepost.experiments.harness.Evidence;
 import dev.fencepost.experiments.harness.ExperimentRun;
 import dev.fencepost.experiments.harness.Guards;
-import dev.fencepost.experiments.harness.OwnLockServer;
+import dev.fencepost.experiments.harness.LockServers;
 import dev.fencepost.experiments.harness.RunResult;
 import dev.fencepost.experiments.harness.Settings;
+import dev.fencepost.experiments.harness.Stack;
 import dev.fencepost.experiments.harness.Worker;
 import dev.fencepost.history.Extractors;
 import dev.fencepost.history.Records;
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
+import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import java.sql.Connection;
@@ -25,6 +27,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Tag;
@@ -54,8 +57,16 @@ class Uc08LockBackendOutageIT {
           PayoutState.ABANDONED,
           PayoutState.RAIL_AMBIGUOUS);
 
+  static final List<String> WORKERS = List.of("w1", "w2", "w3");
+
+  /** The lock backend goes down once this many of the first accounts' payouts are POSTED. */
+  static final int POSTED_BEFORE_OUTAGE = 2;
+
+  static final Duration CI_OUTAGE = Duration.ofSeconds(15);
+  static final Duration LONG_OUTAGE = Duration.ofSeconds(60);
+
   static Duration outage() {
-    return Settings.longTier() ? Duration.ofSeconds(60) : Duration.ofSeconds(15);
+    return Settings.longTier() ? LONG_OUTAGE : CI_OUTAGE;
   }
 
   @Test
@@ -72,11 +83,11 @@ class Uc08LockBackendOutageIT {
                 Guards.ALL_ON);
         EmbeddedPostgresServer lockPostgres = EmbeddedPostgresServer.startDedicated()) {
       PostgresDatabase lockdb = lockPostgres.createDatabase("exp_uc08_lockdb");
-      OwnLockServer server =
-          OwnLockServer.launch(
+      JavaProcess server =
+          LockServers.launch(
               "lock-server-uc08",
               run.dir().resolve("logs").resolve("lock-server.log"),
-              OwnLockServer.postgres(lockdb.jdbcUrl(), lockdb.username(), lockdb.password()));
+              LockServers.on(lockdb));
       try {
         List<Payout> before = new ArrayList<>();
         for (int i = 0; i < ACCOUNTS_BEFORE; i++) {
@@ -84,10 +95,10 @@ class Uc08LockBackendOutageIT {
         }
         // The workers boot while the lock server starts and wait at their gates.
         List<Worker> workers = new ArrayList<>();
-        for (String id : List.of("w1", "w2", "w3")) {
-          workers.add(run.worker(id).loop().gated().arg(server.workerArg()).start());
+        for (String id : WORKERS) {
+          workers.add(run.worker(id).loop().gated().lockServer(server).start());
         }
-        server.awaitHealthy();
+        LockServers.awaitUp(server);
         for (Worker w : workers) {
           w.awaitReady(Duration.ofMinutes(3));
           run.openGate(w, "lock server up");
@@ -98,7 +109,7 @@ class Uc08LockBackendOutageIT {
             .until(
                 () ->
                     before.stream().filter(p -> run.reload(p).state() == PayoutState.POSTED).count()
-                        >= 2);
+                        >= POSTED_BEFORE_OUTAGE);
 
         run.event(
             null,
@@ -186,30 +197,60 @@ class Uc08LockBackendOutageIT {
 
     long inWindow =
         result.history().transitions.stream().filter(t -> within(t.at(), from, to)).count();
-    new Evidence("uc08-outage", "UC-08: the lock backend down during a run")
+    long failedAcquires =
+        result.history().clientOps.stream()
+            .filter(op -> op.op().equals("ACQUIRE") && op.outcome().equals("FAILED"))
+            .count();
+    new Evidence(
+            "uc08-outage",
+            "UC-08: the lock backend down during a run",
+            Uc08LockBackendOutageIT.class)
         .paragraph(
-            "Three looping workers run payouts of "
+            WORKERS.size()
+                + " looping workers run payouts of "
                 + ACCOUNTS_BEFORE
-                + " accounts; once two are POSTED, lockdb's PostgreSQL (a dedicated embedded"
-                + " server, so paydb, proxydb and the rail stay up) is stopped for "
+                + " accounts; once "
+                + POSTED_BEFORE_OUTAGE
+                + " are POSTED, lockdb's PostgreSQL (a dedicated embedded server, so paydb, proxydb"
+                + " and the rail stay up) is stopped for "
                 + outage.toSeconds()
                 + (Settings.longTier()
-                    ? " s (the long tier; the CI tier runs the same code with a 15 s outage), and "
-                    : " s (the CI tier; `-Dexperiments.long=true` runs 60 s with the same code), and ")
+                    ? " s (the long tier; the CI tier runs the same code with a "
+                        + CI_OUTAGE.toSeconds()
+                        + " s outage), and "
+                    : " s (the CI tier; `-Dexperiments.long=true` runs "
+                        + LONG_OUTAGE.toSeconds()
+                        + " s with the same code), and ")
                 + ACCOUNTS_DURING
                 + " more accounts get a payout during the outage. Asserted: the lock service granted"
                 + " nothing while down; every paydb transition inside the window ("
                 + inWindow
                 + " here) carries a grant issued before the outage began (work in flight finishing"
                 + " within its lease); the payouts created during the outage stayed PENDING at every"
-                + " poll; `effect_without_grant` = 0 and every other safety counter 0; after the"
-                + " backend returned every payout is terminal or RAIL_AMBIGUOUS (the backlog"
-                + " drained). The workers' failed acquires during the window are the fail-closed"
-                + " path (FR-24). A payout that ends RAIL_AMBIGUOUS is a rail call that timed out"
-                + " (the harness's proxy gives the rail 1 s; a cold worker JVM on a loaded machine can"
-                + " miss it) and is left to reconciliation (UC-05); the drain condition allows it.")
+                + " poll; `effect_without_grant` = "
+                + result.count("effect_without_grant")
+                + " and every other safety counter 0; after the backend returned every payout is"
+                + " terminal or RAIL_AMBIGUOUS (the backlog drained: "
+                + statesOf(result)
+                + "). The workers' failed acquires ("
+                + failedAcquires
+                + " in the run) are the fail-closed path (FR-24). A payout that ends RAIL_AMBIGUOUS is a rail"
+                + " call that timed out (the harness's proxy gives the rail "
+                + Stack.RAIL_TIMEOUT
+                + "; a cold worker JVM on a loaded machine can miss it) and is left to"
+                + " reconciliation (UC-05); the drain condition allows it.")
         .scenario("Lock backend down " + outage.toSeconds() + " s", null, result)
         .write();
+  }
+
+  /** The payouts per final state, e.g. {@code 15 POSTED, 1 RAIL_AMBIGUOUS}. */
+  static String statesOf(RunResult result) {
+    return result.history().payouts.stream()
+        .collect(Collectors.groupingBy(Records.Payout::state, TreeMap::new, Collectors.counting()))
+        .entrySet()
+        .stream()
+        .map(e -> e.getValue() + " " + e.getKey())
+        .collect(Collectors.joining(", "));
   }
 
   /** A worker's transition (the fixtures' PENDING rows made during the outage carry no token). */

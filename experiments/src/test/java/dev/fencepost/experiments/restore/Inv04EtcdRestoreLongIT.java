@@ -2,9 +2,10 @@ package dev.fencepost.experiments.restore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.junit.jupiter.api.AfterAll;
+import dev.fencepost.experiments.harness.EvidenceAfterAllPassed;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link Inv04RestoreIT}'s scenario on the etcd backend: backup = a copy of the killed member's
@@ -15,21 +16,24 @@ import org.junit.jupiter.api.Test;
 @Tag("INV-04")
 class Inv04EtcdRestoreLongIT {
 
+  @RegisterExtension
+  static final EvidenceAfterAllPassed EVIDENCE =
+      new EvidenceAfterAllPassed(
+          EvidenceAfterAllPassed.testMethodsOf(Inv04EtcdRestoreLongIT.class),
+          () -> RestoreEvidence.write(Inv04RestoreIT.RESULTS));
+
   @Test
   void
       etcdRestoreReissuesRevisionsTheGuardsRefuseUntilTheRevisionFloorPutsEveryNewTokenAboveEveryOld() {
     Inv04RestoreIT.Outcome o =
         Inv04RestoreIT.restore(
+            Inv04EtcdRestoreLongIT.class,
             "inv04-restore-etcd",
             "INV-04: etcd restored from a data-directory backup (etcd backend)",
             RestoreTarget.Etcd::new);
     Inv04RestoreIT.assertHazardThenProcedure(o);
     assertThat(Inv04RestoreIT.logOf(o, "procedure"))
         .anyMatch(l -> l.contains("lock.etcd.revision_advanced"));
-  }
-
-  @AfterAll
-  static void writeEvidence() {
-    RestoreEvidence.write(Inv04RestoreIT.RESULTS);
+    Inv04RestoreIT.RESULTS.put(o.run().scenario(), o);
   }
 }

@@ -1,14 +1,24 @@
 package dev.fencepost.experiments.restore;
 
 import dev.fencepost.experiments.harness.ExperimentRun;
-import dev.fencepost.experiments.harness.OwnLockServer;
+import dev.fencepost.experiments.harness.LockServers;
+import dev.fencepost.history.Extractors;
 import dev.fencepost.history.Records;
 import dev.fencepost.launcher.etcd.EtcdCluster;
 import dev.fencepost.launcher.etcd.EtcdMember;
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
+import dev.fencepost.launcher.process.JavaProcess;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -16,22 +26,29 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
 
 /**
  * A lock backend this scenario owns, with a cold backup and a restore done the way an operator
- * would do them on that backend, and the restore procedure (ADRs 0003 and 0016) as its flag.
+ * would do them on that backend, and the restore procedure (ADR 0003, ADR 0016) as its flag.
  */
 interface RestoreTarget extends AutoCloseable {
 
   String name();
 
   /**
-   * Launches a lock server on this backend, with the restore floor (ADRs 0003 and 0016) when {@code
-   * floor} is not null; the caller awaits its health.
+   * Launches a lock server on this backend, with the procedure's floor when {@code floor} is not
+   * null; the caller awaits its health.
    */
-  OwnLockServer launch(ExperimentRun run, String phase, Long floor);
+  JavaProcess launch(ExperimentRun run, String phase, Long floor);
 
   /** A cold backup (the lock server is stopped). */
   void backup();
@@ -49,8 +66,7 @@ interface RestoreTarget extends AutoCloseable {
   long highestOwnToken();
 
   /**
-   * The restore floor (ADRs 0003 and 0016) from the guards' highest token {@code g} and the
-   * backend's own {@code l}.
+   * The procedure's floor from the guards' highest token {@code g} and the backend's own {@code l}.
    */
   long floor(long g, long l);
 
@@ -83,14 +99,12 @@ interface RestoreTarget extends AutoCloseable {
     }
 
     @Override
-    public OwnLockServer launch(ExperimentRun run, String phase, Long floor) {
-      List<String> args =
-          new ArrayList<>(
-              OwnLockServer.postgres(lockdb.jdbcUrl(), lockdb.username(), lockdb.password()));
+    public JavaProcess launch(ExperimentRun run, String phase, Long floor) {
+      List<String> args = new ArrayList<>(LockServers.on(lockdb));
       if (floor != null) {
         args.add("--fencepost.lock.postgres.token-floor=" + floor);
       }
-      return OwnLockServer.launch(
+      return LockServers.launch(
           "lock-server-" + phase,
           run.dir().resolve("logs").resolve("lock-server-" + phase + ".log"),
           args);
@@ -107,9 +121,15 @@ interface RestoreTarget extends AutoCloseable {
       admin("CREATE DATABASE " + lockdb.name() + " TEMPLATE " + backup);
     }
 
+    /** lockdb's {@code lock_event}, through the history checker's own extractor. */
     @Override
     public List<Records.Grant> history() {
-      return GrantHistory.lockdb(lockdb.jdbcUrl(), lockdb.username(), lockdb.password());
+      try (Connection c =
+          DriverManager.getConnection(lockdb.jdbcUrl(), lockdb.username(), lockdb.password())) {
+        return Extractors.lockdb(c).stream().map(Records.Grant.class::cast).toList();
+      } catch (SQLException e) {
+        throw new IllegalStateException("lock_event extraction failed", e);
+      }
     }
 
     @Override
@@ -125,9 +145,11 @@ interface RestoreTarget extends AutoCloseable {
     }
 
     /** ADR 0003 step 3: past both, with a margin for tokens issued after the guards were read. */
+    static final long MARGIN = 1_000_000;
+
     @Override
     public long floor(long g, long l) {
-      return Math.max(g, l) + 1_000_000;
+      return Math.max(g, l) + MARGIN;
     }
 
     @Override
@@ -136,8 +158,10 @@ interface RestoreTarget extends AutoCloseable {
           + " (embedded PostgreSQL has no pg_dump; a template copy of an unused database is a"
           + " faithful cold copy, `lock_token_seq` included); restore = `DROP DATABASE lockdb;"
           + " CREATE DATABASE lockdb TEMPLATE lockdb_backup`; procedure (ADR 0003) ="
-          + " `--fencepost.lock.postgres.token-floor=GREATEST(G, L) + 1000000`, G = the guards'"
-          + " highest fence / high-water, L = the restored lockdb's highest token";
+          + " `--fencepost.lock.postgres.token-floor=GREATEST(G, L) + "
+          + MARGIN
+          + "`, G = the guards' highest fence / high-water, L = the restored lockdb's highest"
+          + " token";
     }
 
     private long query(String sql) {
@@ -172,10 +196,11 @@ interface RestoreTarget extends AutoCloseable {
   }
 
   /**
-   * A one-member etcd of this scenario's own (test-support's launcher). Backup = a copy of the
-   * killed member's data directory (a volume snapshot; etcd fsyncs its WAL before it answers, so a
-   * SIGKILL leaves a consistent directory); restore = that copy put back and the member restarted.
-   * The restore procedure on etcd is {@code fencepost.lock.etcd.revision-floor} (ADR 0016).
+   * A one-member etcd of this scenario's own (the launcher's {@link EtcdCluster}). Backup = a copy
+   * of the killed member's data directory (a volume snapshot; etcd fsyncs its WAL before it
+   * answers, so a SIGKILL leaves a consistent directory); restore = that copy put back and the
+   * member restarted. The restore procedure on etcd is {@code fencepost.lock.etcd.revision-floor}
+   * (ADR 0016).
    */
   final class Etcd implements RestoreTarget {
     static final String PREFIX = "/fencepost/";
@@ -200,12 +225,12 @@ interface RestoreTarget extends AutoCloseable {
     }
 
     @Override
-    public OwnLockServer launch(ExperimentRun run, String phase, Long floor) {
-      List<String> args = new ArrayList<>(OwnLockServer.etcd(cluster.endpoints()));
+    public JavaProcess launch(ExperimentRun run, String phase, Long floor) {
+      List<String> args = new ArrayList<>(LockServers.onEtcd(cluster.endpoints()));
       if (floor != null) {
         args.add("--fencepost.lock.etcd.revision-floor=" + floor);
       }
-      return OwnLockServer.launch(
+      return LockServers.launch(
           "lock-server-" + phase,
           run.dir().resolve("logs").resolve("lock-server-" + phase + ".log"),
           args);
@@ -225,14 +250,121 @@ interface RestoreTarget extends AutoCloseable {
       member().restart();
     }
 
+    /**
+     * etcd's lock history (docs/history-checker.md, item 4): a watch of the whole key prefix from
+     * revision 1 (compaction is off in tests) until it reaches the revision the store had when the
+     * watch began; a put of {@code <prefix>locks/<key>} is an ACQUIRED grant with the put's
+     * revision as token, a delete is a RELEASED of the token it deleted. Every revision of this
+     * private etcd is a write under the prefix, so reaching the head revision means the whole
+     * history was read.
+     */
     @Override
     public List<Records.Grant> history() {
-      return GrantHistory.etcd(cluster.endpoints(), PREFIX);
+      try (Client client = client()) {
+        ByteSequence all = ByteSequence.from(PREFIX, StandardCharsets.UTF_8);
+        long head =
+            client
+                .getKVClient()
+                .get(all, GetOption.builder().isPrefix(true).withCountOnly(true).build())
+                .get()
+                .getHeader()
+                .getRevision();
+        ConcurrentLinkedQueue<Records.Grant> out = new ConcurrentLinkedQueue<>();
+        AtomicLong seen = new AtomicLong(1);
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        String locks = PREFIX + "locks/";
+        WatchOption option =
+            WatchOption.builder().withRevision(1).isPrefix(true).withPrevKV(true).build();
+        try (Watch.Watcher ignored =
+            client
+                .getWatchClient()
+                .watch(
+                    all,
+                    option,
+                    Watch.listener(
+                        response -> {
+                          for (WatchEvent event : response.getEvents()) {
+                            grant(event, locks).ifPresent(out::add);
+                            seen.accumulateAndGet(event.getKeyValue().getModRevision(), Math::max);
+                          }
+                        },
+                        failed::set))) {
+          Awaitility.await("etcd history read up to revision " + head)
+              .atMost(Duration.ofMinutes(1))
+              .pollInterval(Duration.ofMillis(50))
+              .until(
+                  () -> {
+                    if (failed.get() != null) {
+                      throw new IllegalStateException("etcd watch failed", failed.get());
+                    }
+                    return seen.get() >= head;
+                  });
+        }
+        return out.stream().sorted(Comparator.comparing(Records.Grant::seq)).toList();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("etcd read failed", e);
+      }
     }
 
+    private static java.util.Optional<Records.Grant> grant(WatchEvent event, String locks) {
+      KeyValue kv = event.getKeyValue();
+      String key = kv.getKey().toString(StandardCharsets.UTF_8);
+      if (!key.startsWith(locks)) {
+        return java.util.Optional.empty();
+      }
+      String lockKey = key.substring(locks.length());
+      long revision = kv.getModRevision();
+      if (event.getEventType() == WatchEvent.EventType.PUT) {
+        return java.util.Optional.of(
+            new Records.Grant(
+                "etcd",
+                lockKey,
+                revision,
+                "ACQUIRED",
+                Long.toHexString(kv.getLease()),
+                revision,
+                null));
+      }
+      if (event.getEventType() == WatchEvent.EventType.DELETE) {
+        KeyValue prev = event.getPrevKV();
+        return java.util.Optional.of(
+            new Records.Grant(
+                "etcd",
+                lockKey,
+                prev == null ? null : prev.getModRevision(),
+                "RELEASED",
+                prev == null ? null : Long.toHexString(prev.getLease()),
+                revision,
+                null));
+      }
+      return java.util.Optional.empty();
+    }
+
+    /** The revision the store is at (right after a restore: the backup's last revision). */
     @Override
     public long lastHistoryId() {
-      return GrantHistory.etcdRevision(cluster.endpoints());
+      try (Client client = client()) {
+        return client
+            .getKVClient()
+            .get(
+                ByteSequence.from("/", StandardCharsets.UTF_8),
+                GetOption.builder().withCountOnly(true).build())
+            .get()
+            .getHeader()
+            .getRevision();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("etcd read failed", e);
+      }
+    }
+
+    private Client client() {
+      return Client.builder().endpoints(cluster.endpoints().split(",")).build();
     }
 
     @Override
@@ -244,17 +376,20 @@ interface RestoreTarget extends AutoCloseable {
      * ADR 0016: the highest fence either guard holds; plus a small margin (the floor is reached by
      * writes, 64 in flight, so ADR 0003's million would cost minutes here).
      */
+    static final long MARGIN = 1_000;
+
     @Override
     public long floor(long g, long l) {
-      return Math.max(g, l) + 1_000;
+      return Math.max(g, l) + MARGIN;
     }
 
     @Override
     public String procedure() {
-      return "backup = a copy of the killed member's data directory (test-support's"
-          + " `copyDataDirectoryTo`); restore = `restoreDataDirectoryFrom` and a restart;"
-          + " procedure (ADR 0016) = `--fencepost.lock.etcd.revision-floor=max(G, L) + 1000`, G ="
-          + " the guards' highest fence / high-water, L = the restored store's revision";
+      return "backup = a copy of the killed member's data directory (the launcher's"
+          + " `EtcdMember.copyDataDirectoryTo`); restore = `restoreDataDirectoryFrom` and a"
+          + " restart; procedure (ADR 0016) = `--fencepost.lock.etcd.revision-floor=max(G, L) + "
+          + MARGIN
+          + "`, G = the guards' highest fence / high-water, L = the restored store's revision";
     }
 
     @Override

@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencepost.experiments.harness.Evidence;
 import dev.fencepost.experiments.harness.ExperimentRun;
 import dev.fencepost.experiments.harness.Guards;
-import dev.fencepost.experiments.harness.JarProcess;
 import dev.fencepost.experiments.harness.LockBackend;
 import dev.fencepost.experiments.harness.RunResult;
 import dev.fencepost.experiments.harness.Worker;
 import dev.fencepost.history.Records;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
+import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payoutjob.PayoutFailpoint.Point;
@@ -20,7 +20,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -55,12 +54,13 @@ class Uc06ForceRevokeIT {
   void aRevokedHolderIsFencedOutAndASecondWorkerCompletesThePayoutUnderAHigherToken() {
     RunResult result;
     long revokedToken;
+    int fencedOutEvents;
     try (ExperimentRun run =
         ExperimentRun.start(
             "uc06-revoke", "UC-06: force-revoke of a live holder mid-payout", Guards.ALL_ON)) {
       Payout payout = run.payout("uc06", FUNDING, AMOUNT);
       String key = "payout:" + payout.accountId().value();
-      JarProcess lockServer = run.stack().lockServer(LockBackend.POSTGRES);
+      JavaProcess lockServer = run.stack().lockServer(LockBackend.POSTGRES);
 
       Worker w1 = run.worker("w1").pauseAt(Point.CLAIMED).pauseLandsAfterCheck().start();
       // The successor boots meanwhile and waits at its gate: JVM starts overlap.
@@ -115,12 +115,12 @@ class Uc06ForceRevokeIT {
       assertThat(result.effectsOf("w2"))
           .isNotEmpty()
           .allSatisfy(e -> assertThat(e.token()).isGreaterThan(revokedToken));
-      assertThat(logLines(result.dir().resolve("logs").resolve("w1.log"), "lock.fenced_out"))
-          .hasSize(1);
+      fencedOutEvents = w1.process().logLines("lock.fenced_out").size();
+      assertThat(fencedOutEvents).isEqualTo(1);
 
       assertThat(audit(run.stack().lockdb(), key))
           .containsExactly(new AuditRow(OPERATOR, REASON, revokedToken, "w1"));
-      assertThat(logLines(lockServer.log(), "\"lock.revoked\""))
+      assertThat(lockServer.logLines("\"lock.revoked\""))
           .filteredOn(l -> l.contains(key))
           .singleElement()
           .satisfies(
@@ -130,7 +130,7 @@ class Uc06ForceRevokeIT {
                       .contains(OPERATOR)
                       .contains("\"revokedToken\":" + revokedToken));
     }
-    Uc06Evidence.write(result, revokedToken);
+    Uc06Evidence.write(result, revokedToken, fencedOutEvents);
   }
 
   static long seqOf(List<Records.Grant> acquired, long token) {
@@ -140,14 +140,6 @@ class Uc06ForceRevokeIT {
   static Records.Effect last(List<Records.Effect> effects) {
     assertThat(effects).isNotEmpty();
     return effects.get(effects.size() - 1);
-  }
-
-  static List<String> logLines(java.nio.file.Path log, String containing) {
-    try {
-      return Files.readAllLines(log).stream().filter(l -> l.contains(containing)).toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   static HttpResponse<String> revoke(String baseUrl, String key, String operator, String reason) {
@@ -198,8 +190,11 @@ class Uc06ForceRevokeIT {
   static final class Uc06Evidence {
     private Uc06Evidence() {}
 
-    static void write(RunResult result, long revokedToken) {
-      new Evidence("uc06-revoke", "UC-06: force-revoke of a live holder mid-payout")
+    static void write(RunResult result, long revokedToken, int fencedOutEvents) {
+      new Evidence(
+              "uc06-revoke",
+              "UC-06: force-revoke of a live holder mid-payout",
+              Uc06ForceRevokeIT.class)
           .paragraph(
               "A worker (w1) claims a payout and parks there, its process running and its session"
                   + " renewed every heartbeat: the lock would never expire, which is the case"
@@ -210,8 +205,11 @@ class Uc06ForceRevokeIT {
                   + " (token "
                   + revokedToken
                   + "); the parking landed after its local check, so its next write reaches the"
-                  + " rail proxy, whose high-water already holds w2's token: FENCED_OUT, one"
-                  + " `lock.fenced_out`. The test also asserts the `lock_audit` row (operator,"
+                  + " rail proxy, whose high-water already holds w2's token: "
+                  + result.fencedEffects().size()
+                  + " FENCED_OUT effect, "
+                  + fencedOutEvents
+                  + " `lock.fenced_out` in its log. The test also asserts the `lock_audit` row (operator,"
                   + " reason, revoked token, owner) and the lock server's `lock.revoked` event with"
                   + " `alert=true`.")
           .scenario("Revoke mid-payout, every guard on", null, result)

@@ -2,6 +2,7 @@ package dev.fencepost.experiments.uc03;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencepost.experiments.harness.EvidenceAfterAllPassed;
 import dev.fencepost.experiments.harness.ExperimentRun;
 import dev.fencepost.experiments.harness.Guards;
 import dev.fencepost.experiments.harness.RunResult;
@@ -15,20 +16,22 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Nested;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * UC-03 with real processes: a worker is SIGSTOPped past its lease, a second worker takes over and
  * finishes, the first is SIGCONTed and goes on with its stale token. With every guard on nothing
- * gets through; the negative-control matrix (ADRs 0035 and 0043) switches guards off one at a time
- * and shows what each one was catching. docs/evidence/uc03.md is written from these runs.
+ * gets through, wherever the pause lands ({@link FreezePoint}); the negative-control matrix ({@link
+ * Cell}: the experiment-only switches of ADR 0035 and ADR 0043, bound by ADR 0100) switches guards
+ * off and shows what each one was catching. docs/evidence/uc03.md is written from these runs once
+ * every one of them has passed.
  */
 @Tag("UC-03")
 @Tag("INV-01")
@@ -40,116 +43,201 @@ class Uc03PausedHolderIT {
   static final long FUNDING = 10_000;
   static final long AMOUNT = 2_500;
 
-  /** Results by scenario, for the evidence report (written after all tests of the class). */
+  /** Runs whose assertions passed, by scenario, for the evidence report. */
   static final Map<String, Outcome> RESULTS = new ConcurrentHashMap<>();
 
-  /** One run and what the stale worker (w1) ended with. */
-  record Outcome(RunResult run, PayoutState finalState, int movements, long submissions) {}
+  @RegisterExtension
+  static final EvidenceAfterAllPassed EVIDENCE =
+      new EvidenceAfterAllPassed(
+          FreezePoint.values().length + Cell.values().length, () -> Uc03Evidence.write(RESULTS));
 
-  static long fencedOutEvents(RunResult run, String worker) {
-    try {
-      return Files.readAllLines(run.dir().resolve("logs").resolve(worker + ".log")).stream()
-          .filter(line -> line.contains("lock.fenced_out"))
-          .count();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+  /** One run and what it ended with. */
+  record Outcome(
+      RunResult run, Guards guards, PayoutState finalState, int movements, long submissions) {}
+
+  /** Where w1 is frozen, with every guard on, and what stops it once it thaws. */
+  enum FreezePoint {
+    CLAIMED(
+        "uc03-claimed",
+        "UC-03: frozen after the claim",
+        Point.CLAIMED,
+        true,
+        "frozen after the claim, its submission is refused by the proxy's high-water",
+        o -> refusedAt(o, "SUBMIT")),
+    PROXY_ANSWERED(
+        "uc03-proxy-answered",
+        "UC-03: frozen after the proxy answered",
+        Point.PROXY_ANSWERED,
+        true,
+        "frozen after the proxy answered, its paydb write is refused by the fence",
+        o -> refusedAt(o, "MARK_SUBMITTED")),
+    RAIL_ACKED(
+        "uc03-rail-acked",
+        "UC-03: frozen after RAIL_ACKED, before posting",
+        Point.RAIL_ACKED,
+        true,
+        "frozen after RAIL_ACKED, its posting is refused by the fence",
+        o -> refusedAt(o, "POST")),
+    CLAIMED_LOCAL_CHECK(
+        "uc03-claimed-local-check",
+        "UC-03: frozen after the claim, local deadline check in force",
+        Point.CLAIMED,
+        false,
+        "with the local deadline check in force, the thawed worker stops before any guard",
+        Uc03PausedHolderIT::stoppedBeforeAnyGuard);
+
+    final String scenario;
+    final String title;
+    final Point point;
+    final boolean pauseLandsAfterCheck;
+    private final String says;
+    final Consumer<Outcome> stale;
+
+    FreezePoint(
+        String scenario,
+        String title,
+        Point point,
+        boolean pauseLandsAfterCheck,
+        String says,
+        Consumer<Outcome> stale) {
+      this.scenario = scenario;
+      this.title = title;
+      this.point = point;
+      this.pauseLandsAfterCheck = pauseLandsAfterCheck;
+      this.says = says;
+      this.stale = stale;
+    }
+
+    @Override
+    public String toString() {
+      return scenario + ": " + says;
     }
   }
 
-  static Records.Effect last(List<Records.Effect> effects) {
-    assertThat(effects).isNotEmpty();
-    return effects.get(effects.size() - 1);
+  /** The two interleavings the matrix uses. */
+  enum Race {
+    /** w2 takes over after w1's claim and finishes before w1 thaws ({@link Takeover}). */
+    CLAIM,
+    /** w2 re-claims and parks before submitting; w1 thaws and submits first. */
+    RECLAIM
   }
 
-  /** w1 frozen at {@code point} with every guard on; w2 finishes; w1 thaws. */
-  static Outcome frozenAt(
-      String scenario, String title, Point point, boolean pauseLandsAfterCheck) {
-    try (ExperimentRun run = ExperimentRun.start(scenario, title, Guards.ALL_ON)) {
+  /** The negative-control matrix: which guards are off, and what got through. */
+  enum Cell {
+    B0_FENCE_ON(
+        "b0. every guard on (reclaim race)",
+        "uc03-b-fence-on",
+        "Reclaim race, every guard on",
+        Guards.ALL_ON,
+        Race.RECLAIM,
+        "the paydb fence refuses the stale write",
+        Uc03PausedHolderIT::b0ThePaydbFenceRefusesTheStaleWrite),
+    B_FENCE_OFF(
+        "b. resource fence off (reclaim race)",
+        "uc03-b-fence-off",
+        "Reclaim race, resource fence off",
+        Guards.ALL_ON.withResourceFence(false),
+        Race.RECLAIM,
+        "the stale holder posts the payout",
+        Uc03PausedHolderIT::bTheStaleHolderPostsThePayout),
+    C_HIGH_WATER_OFF(
+        "c. high-water off",
+        "uc03-c-high-water-off",
+        "High-water off",
+        Guards.ALL_ON.withHighWater(false),
+        Race.CLAIM,
+        "uniqueness refuses the second submission",
+        Uc03PausedHolderIT::cUniquenessRefusesTheSecondSubmission),
+    D_UNIQUENESS_OFF(
+        "d. uniqueness off",
+        "uc03-d-uniqueness-off",
+        "Uniqueness off",
+        Guards.ALL_ON.withUniqueness(false),
+        Race.CLAIM,
+        "the high-water refuses the stale submission",
+        Uc03PausedHolderIT::dHighWaterRefusesTheStaleSubmission),
+    E_PROXY_GUARDS_OFF(
+        "e. high-water and uniqueness off",
+        "uc03-e-proxy-guards-off",
+        "High-water and uniqueness off, resource fence on",
+        Guards.ALL_ON.withHighWater(false).withUniqueness(false),
+        Race.CLAIM,
+        "the money is sent twice",
+        Uc03PausedHolderIT::eTheMoneyIsSentTwice),
+    F_EVERYTHING_OFF(
+        "f. every guard off",
+        "uc03-f-everything-off",
+        "Every guard off",
+        new Guards(false, false, false),
+        Race.CLAIM,
+        "the money is sent twice and only the state machine refuses the stale write",
+        Uc03PausedHolderIT::fOnlyTheStateMachineRefusesTheStaleWrite);
+
+    final String label;
+    final String scenario;
+    final String title;
+    final Guards guards;
+    final Race race;
+    private final String says;
+    final Consumer<Outcome> expected;
+
+    Cell(
+        String label,
+        String scenario,
+        String title,
+        Guards guards,
+        Race race,
+        String says,
+        Consumer<Outcome> expected) {
+      this.label = label;
+      this.scenario = scenario;
+      this.title = title;
+      this.guards = guards;
+      this.race = race;
+      this.says = says;
+      this.expected = expected;
+    }
+
+    @Override
+    public String toString() {
+      return scenario + ": " + label + ", " + says;
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(FreezePoint.class)
+  void frozenPastItsLeaseWithEveryGuardOnNothingGetsThrough(FreezePoint freeze) {
+    Outcome o =
+        claimRace(
+            freeze.scenario,
+            freeze.title,
+            Guards.ALL_ON,
+            freeze.point,
+            freeze.pauseLandsAfterCheck);
+    assertSafeAndPostedOnce(o);
+    freeze.stale.accept(o);
+    RESULTS.put(freeze.scenario, o);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Cell.class)
+  void negativeControlMatrix(Cell cell) {
+    Outcome o =
+        switch (cell.race) {
+          case CLAIM -> claimRace(cell.scenario, cell.title, cell.guards, Point.CLAIMED, true);
+          case RECLAIM -> reclaimRace(cell.scenario, cell.title, cell.guards);
+        };
+    cell.expected.accept(o);
+    RESULTS.put(cell.scenario, o);
+  }
+
+  /** w1 frozen at {@code point} with {@code guards}; w2 finishes; w1 thaws ({@link Takeover}). */
+  static Outcome claimRace(
+      String scenario, String title, Guards guards, Point point, boolean pauseLandsAfterCheck) {
+    try (ExperimentRun run = ExperimentRun.start(scenario, title, guards)) {
       Payout payout = run.payout("uc03", FUNDING, AMOUNT);
       Takeover.pausedPastLease(run, payout, point, pauseLandsAfterCheck);
-      RunResult result = run.finish();
-      Outcome outcome =
-          new Outcome(
-              result,
-              run.reload(payout).state(),
-              run.movements(payout),
-              run.submissions(payout.id()));
-      RESULTS.put(scenario, outcome);
-      return outcome;
-    }
-  }
-
-  static void assertSafeAndPostedOnce(Outcome o) {
-    assertThat(o.run().report().safe())
-        .as(o.run().report().toMarkdown(o.run().scenario()))
-        .isTrue();
-    assertThat(o.finalState()).isEqualTo(PayoutState.POSTED);
-    assertThat(o.movements()).isEqualTo(1);
-    assertThat(o.submissions()).isEqualTo(1);
-    assertThat(o.run().history().accounts)
-        .filteredOn(a -> a.id().startsWith("uc03"))
-        .singleElement()
-        .satisfies(a -> assertThat(a.balance()).isEqualTo(FUNDING - AMOUNT));
-  }
-
-  @Nested
-  class EveryGuardOn {
-
-    @Test
-    void frozenAfterTheClaimItsSubmissionIsRefusedByTheProxyHighWater() {
-      Outcome o = frozenAt("uc03-claimed", "UC-03: frozen after the claim", Point.CLAIMED, true);
-      assertSafeAndPostedOnce(o);
-      Records.Effect stale = last(o.run().effectsOf("w1"));
-      assertThat(stale.what()).isEqualTo("SUBMIT");
-      assertThat(stale.outcome()).isEqualTo("FENCED_OUT");
-      assertThat(o.run().fencedEffects()).hasSize(1);
-      assertThat(fencedOutEvents(o.run(), "w1")).isEqualTo(1);
-    }
-
-    @Test
-    void frozenAfterTheProxyAnsweredItsPaydbWriteIsRefusedByTheFence() {
-      Outcome o =
-          frozenAt(
-              "uc03-proxy-answered",
-              "UC-03: frozen after the proxy answered",
-              Point.PROXY_ANSWERED,
-              true);
-      assertSafeAndPostedOnce(o);
-      Records.Effect stale = last(o.run().effectsOf("w1"));
-      assertThat(stale.what()).isEqualTo("MARK_SUBMITTED");
-      assertThat(stale.outcome()).isEqualTo("FENCED_OUT");
-      assertThat(o.run().fencedEffects()).hasSize(1);
-      assertThat(fencedOutEvents(o.run(), "w1")).isEqualTo(1);
-    }
-
-    @Test
-    void frozenAfterRailAckedItsPostingIsRefusedByTheFence() {
-      Outcome o =
-          frozenAt(
-              "uc03-rail-acked",
-              "UC-03: frozen after RAIL_ACKED, before posting",
-              Point.RAIL_ACKED,
-              true);
-      assertSafeAndPostedOnce(o);
-      Records.Effect stale = last(o.run().effectsOf("w1"));
-      assertThat(stale.what()).isEqualTo("POST");
-      assertThat(stale.outcome()).isEqualTo("FENCED_OUT");
-      assertThat(o.run().fencedEffects()).hasSize(1);
-      assertThat(fencedOutEvents(o.run(), "w1")).isEqualTo(1);
-    }
-
-    @Test
-    void withTheLocalDeadlineCheckInForceTheThawedWorkerStopsBeforeAnyGuard() {
-      Outcome o =
-          frozenAt(
-              "uc03-claimed-local-check",
-              "UC-03: frozen after the claim, local deadline check in force",
-              Point.CLAIMED,
-              false);
-      assertSafeAndPostedOnce(o);
-      assertThat(o.run().effectsOf("w1")).extracting(Records.Effect::what).containsExactly("CLAIM");
-      assertThat(o.run().fencedEffects()).isEmpty();
-      assertThat(fencedOutEvents(o.run(), "w1")).isZero();
+      return outcome(run, guards, payout);
     }
   }
 
@@ -174,135 +262,123 @@ class Uc03PausedHolderIT {
       run.resume(w2, false, "w2 goes on to submit");
       run.awaitEffect("w2", e -> e.what().equals("SUBMIT"));
       run.awaitState(payout, PayoutState.POSTED);
-      RunResult result = run.finish();
-      Outcome outcome =
-          new Outcome(
-              result,
-              run.reload(payout).state(),
-              run.movements(payout),
-              run.submissions(payout.id()));
-      RESULTS.put(scenario, outcome);
-      return outcome;
+      return outcome(run, guards, payout);
     }
   }
 
-  /** The claim interleaving (as {@link EveryGuardOn}) with some guards off. */
-  static Outcome claimRace(String scenario, String title, Guards guards) {
-    try (ExperimentRun run = ExperimentRun.start(scenario, title, guards)) {
-      Payout payout = run.payout("uc03", FUNDING, AMOUNT);
-      Takeover.pausedPastLease(run, payout, Point.CLAIMED, true);
-      RunResult result = run.finish();
-      Outcome outcome =
-          new Outcome(
-              result,
-              run.reload(payout).state(),
-              run.movements(payout),
-              run.submissions(payout.id()));
-      RESULTS.put(scenario, outcome);
-      return outcome;
-    }
+  private static Outcome outcome(ExperimentRun run, Guards guards, Payout payout) {
+    RunResult result = run.finish();
+    return new Outcome(
+        result,
+        guards,
+        run.reload(payout).state(),
+        run.movements(payout),
+        run.submissions(payout.id()));
   }
 
-  @Nested
-  class NegativeControls {
-
-    @Test
-    void b0ReclaimRaceWithEveryGuardOnThePaydbFenceRefusesTheStaleWrite() {
-      Outcome o = reclaimRace("uc03-b-fence-on", "Reclaim race, every guard on", Guards.ALL_ON);
-      assertSafeAndPostedOnce(o);
-      Records.Effect stale = last(o.run().effectsOf("w1"));
-      assertThat(stale.what()).isEqualTo("MARK_SUBMITTED");
-      assertThat(stale.outcome()).isEqualTo("FENCED_OUT");
-      // w1's submission under its stale token was accepted by the proxy and moved the money once;
-      // w2 found it as a duplicate and completed the payout from the proxy's record.
-      assertThat(o.run().effectsOf("w1"))
-          .anySatisfy(e -> assertThat(e.what() + "/" + e.outcome()).isEqualTo("SUBMIT/OK"));
-      assertThat(o.run().effectsOf("w2"))
-          .anySatisfy(e -> assertThat(e.what() + "/" + e.outcome()).isEqualTo("SUBMIT/DUPLICATE"));
-    }
-
-    @Test
-    void bResourceFenceOffTheStaleHolderPostsThePayout() {
-      Outcome o =
-          reclaimRace(
-              "uc03-b-fence-off",
-              "Reclaim race, resource fence off",
-              Guards.ALL_ON.withResourceFence(false));
-      assertThat(o.run().count("guard_accepted_lower_token")).isPositive();
-      assertThat(o.finalState()).isEqualTo(PayoutState.POSTED);
-      assertThat(o.run().history().transitions)
-          .filteredOn(t -> "POSTED".equals(t.to()))
-          .singleElement()
-          .satisfies(t -> assertThat(t.actor()).contains("w1"));
-      assertThat(o.movements()).isEqualTo(1);
-      assertThat(o.run().count("duplicate_rail_movement")).isZero();
-      assertThat(o.run().count("multiple_postings")).isZero();
-      // w2 found w1's submission at the proxy and its own paydb write was refused as a transition.
-      assertThat(o.run().effectsOf("w2"))
-          .extracting(e -> e.what() + "/" + e.outcome())
-          .contains("SUBMIT/DUPLICATE", "MARK_SUBMITTED/REFUSED_TRANSITION");
-    }
-
-    @Test
-    void cHighWaterOffUniquenessRefusesTheSecondSubmission() {
-      Outcome o =
-          claimRace("uc03-c-high-water-off", "High-water off", Guards.ALL_ON.withHighWater(false));
-      assertSafeAndPostedOnce(o);
-      assertThat(o.run().effectsOf("w1"))
-          .anySatisfy(e -> assertThat(e.what() + "/" + e.outcome()).isEqualTo("SUBMIT/DUPLICATE"));
-      Records.Effect stale = last(o.run().effectsOf("w1"));
-      assertThat(stale.what() + "/" + stale.outcome()).isEqualTo("MARK_SUBMITTED/FENCED_OUT");
-    }
-
-    @Test
-    void dUniquenessOffHighWaterRefusesTheStaleSubmission() {
-      Outcome o =
-          claimRace("uc03-d-uniqueness-off", "Uniqueness off", Guards.ALL_ON.withUniqueness(false));
-      assertSafeAndPostedOnce(o);
-      Records.Effect stale = last(o.run().effectsOf("w1"));
-      assertThat(stale.what() + "/" + stale.outcome()).isEqualTo("SUBMIT/FENCED_OUT");
-    }
-
-    @Test
-    void eBothProxyGuardsOffTheMoneyIsSentTwice() {
-      Outcome o =
-          claimRace(
-              "uc03-e-proxy-guards-off",
-              "High-water and uniqueness off, resource fence on",
-              Guards.ALL_ON.withHighWater(false).withUniqueness(false));
-      assertThat(o.run().count("duplicate_rail_movement")).isEqualTo(1);
-      assertThat(o.movements()).isEqualTo(2);
-      assertThat(o.finalState()).isEqualTo(PayoutState.POSTED);
-      assertThat(o.run().count("multiple_postings")).isZero();
-      Records.Effect stale = last(o.run().effectsOf("w1"));
-      assertThat(stale.what() + "/" + stale.outcome()).isEqualTo("MARK_SUBMITTED/FENCED_OUT");
-    }
-
-    @Test
-    void fEverythingOffTheMoneyIsSentTwiceAndOnlyTheStateMachineRefusesTheStaleWrite() {
-      Outcome o =
-          claimRace("uc03-f-everything-off", "Every guard off", new Guards(false, false, false));
-      assertThat(o.run().count("duplicate_rail_movement")).isEqualTo(1);
-      assertThat(o.movements()).isEqualTo(2);
-      assertThat(o.run().count("multiple_postings")).isZero();
-      Records.Effect stale = last(o.run().effectsOf("w1"));
-      assertThat(stale.what() + "/" + stale.outcome())
-          .isEqualTo("MARK_SUBMITTED/REFUSED_TRANSITION");
-    }
+  static void assertSafeAndPostedOnce(Outcome o) {
+    assertThat(o.run().report().safe())
+        .as(o.run().report().toMarkdown(o.run().scenario()))
+        .isTrue();
+    assertThat(o.finalState()).isEqualTo(PayoutState.POSTED);
+    assertThat(o.movements()).isEqualTo(1);
+    assertThat(o.submissions()).isEqualTo(1);
+    assertThat(o.run().history().accounts)
+        .filteredOn(a -> a.id().startsWith("uc03"))
+        .singleElement()
+        .satisfies(a -> assertThat(a.balance()).isEqualTo(FUNDING - AMOUNT));
   }
 
-  @AfterAll
-  static void writeEvidence() {
-    Uc03Evidence.write(RESULTS);
+  /** w1's last attempt was {@code what}, refused by a guard: one fenced effect, one event. */
+  static void refusedAt(Outcome o, String what) {
+    Records.Effect stale = last(o.run().effectsOf("w1"));
+    assertThat(stale.what()).isEqualTo(what);
+    assertThat(stale.outcome()).isEqualTo("FENCED_OUT");
+    assertThat(o.run().fencedEffects()).hasSize(1);
+    assertThat(fencedOutEvents(o.run(), "w1")).isEqualTo(1);
   }
 
-  static Map<String, Outcome> ordered(Map<String, Outcome> results, List<String> order) {
-    Map<String, Outcome> out = new LinkedHashMap<>();
-    for (String s : order) {
-      if (results.containsKey(s)) {
-        out.put(s, results.get(s));
-      }
+  static void stoppedBeforeAnyGuard(Outcome o) {
+    assertThat(o.run().effectsOf("w1")).extracting(Records.Effect::what).containsExactly("CLAIM");
+    assertThat(o.run().fencedEffects()).isEmpty();
+    assertThat(fencedOutEvents(o.run(), "w1")).isZero();
+  }
+
+  static void b0ThePaydbFenceRefusesTheStaleWrite(Outcome o) {
+    assertSafeAndPostedOnce(o);
+    Records.Effect stale = last(o.run().effectsOf("w1"));
+    assertThat(stale.what()).isEqualTo("MARK_SUBMITTED");
+    assertThat(stale.outcome()).isEqualTo("FENCED_OUT");
+    // w1's submission under its stale token was accepted by the proxy and moved the money once;
+    // w2 found it as a duplicate and completed the payout from the proxy's record.
+    assertThat(o.run().effectsOf("w1"))
+        .anySatisfy(e -> assertThat(e.what() + "/" + e.outcome()).isEqualTo("SUBMIT/OK"));
+    assertThat(o.run().effectsOf("w2"))
+        .anySatisfy(e -> assertThat(e.what() + "/" + e.outcome()).isEqualTo("SUBMIT/DUPLICATE"));
+  }
+
+  static void bTheStaleHolderPostsThePayout(Outcome o) {
+    assertThat(o.run().count("guard_accepted_lower_token")).isPositive();
+    assertThat(o.finalState()).isEqualTo(PayoutState.POSTED);
+    assertThat(o.run().history().transitions)
+        .filteredOn(t -> "POSTED".equals(t.to()))
+        .singleElement()
+        .satisfies(t -> assertThat(t.actor()).contains("w1"));
+    assertThat(o.movements()).isEqualTo(1);
+    assertThat(o.run().count("duplicate_rail_movement")).isZero();
+    assertThat(o.run().count("multiple_postings")).isZero();
+    // w2 found w1's submission at the proxy and its own paydb write was refused as a transition.
+    assertThat(o.run().effectsOf("w2"))
+        .extracting(e -> e.what() + "/" + e.outcome())
+        .contains("SUBMIT/DUPLICATE", "MARK_SUBMITTED/REFUSED_TRANSITION");
+  }
+
+  static void cUniquenessRefusesTheSecondSubmission(Outcome o) {
+    assertSafeAndPostedOnce(o);
+    assertThat(o.run().effectsOf("w1"))
+        .anySatisfy(e -> assertThat(e.what() + "/" + e.outcome()).isEqualTo("SUBMIT/DUPLICATE"));
+    assertThat(lastOf(o, "w1")).isEqualTo("MARK_SUBMITTED/FENCED_OUT");
+  }
+
+  static void dHighWaterRefusesTheStaleSubmission(Outcome o) {
+    assertSafeAndPostedOnce(o);
+    assertThat(lastOf(o, "w1")).isEqualTo("SUBMIT/FENCED_OUT");
+  }
+
+  static void eTheMoneyIsSentTwice(Outcome o) {
+    assertThat(o.run().count("duplicate_rail_movement")).isEqualTo(1);
+    assertThat(o.movements()).isEqualTo(2);
+    assertThat(o.finalState()).isEqualTo(PayoutState.POSTED);
+    assertThat(o.run().count("multiple_postings")).isZero();
+    assertThat(lastOf(o, "w1")).isEqualTo("MARK_SUBMITTED/FENCED_OUT");
+  }
+
+  static void fOnlyTheStateMachineRefusesTheStaleWrite(Outcome o) {
+    assertThat(o.run().count("duplicate_rail_movement")).isEqualTo(1);
+    assertThat(o.movements()).isEqualTo(2);
+    assertThat(o.run().count("multiple_postings")).isZero();
+    assertThat(lastOf(o, "w1")).isEqualTo("MARK_SUBMITTED/REFUSED_TRANSITION");
+  }
+
+  /** A worker's last effect as {@code WHAT/OUTCOME}. */
+  static String lastOf(Outcome o, String worker) {
+    Records.Effect e = last(o.run().effectsOf(worker));
+    return e.what() + "/" + e.outcome();
+  }
+
+  static Records.Effect last(List<Records.Effect> effects) {
+    assertThat(effects).isNotEmpty();
+    return effects.get(effects.size() - 1);
+  }
+
+  /** The {@code lock.fenced_out} events in a worker's log. */
+  static long fencedOutEvents(RunResult run, String worker) {
+    try {
+      return Files.readAllLines(run.dir().resolve("logs").resolve(worker + ".log")).stream()
+          .filter(line -> line.contains("lock.fenced_out"))
+          .count();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
-    return out;
   }
 }

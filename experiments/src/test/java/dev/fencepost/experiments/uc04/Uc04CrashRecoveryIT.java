@@ -3,6 +3,7 @@ package dev.fencepost.experiments.uc04;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.experiments.harness.Evidence;
+import dev.fencepost.experiments.harness.EvidenceAfterAllPassed;
 import dev.fencepost.experiments.harness.ExperimentRun;
 import dev.fencepost.experiments.harness.Guards;
 import dev.fencepost.experiments.harness.RunResult;
@@ -17,9 +18,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * UC-04 with real processes: a worker is SIGKILLed at each intermediate state of one payout; a
@@ -37,7 +38,19 @@ class Uc04CrashRecoveryIT {
   record Outcome(
       RunResult run, String note, PayoutState finalState, int movements, long submissions) {}
 
+  /** Runs whose assertions passed, by scenario, for the evidence report. */
   static final Map<String, Outcome> RESULTS = new ConcurrentHashMap<>();
+
+  @RegisterExtension
+  static final EvidenceAfterAllPassed EVIDENCE =
+      new EvidenceAfterAllPassed(
+          EvidenceAfterAllPassed.testMethodsOf(Uc04CrashRecoveryIT.class),
+          Uc04CrashRecoveryIT::writeEvidence);
+
+  /** Records a run for the report once its assertions passed. */
+  static void passed(Outcome o) {
+    RESULTS.put(o.run().scenario(), o);
+  }
 
   static Outcome killedAt(
       String scenario,
@@ -60,15 +73,12 @@ class Uc04CrashRecoveryIT {
       // The recovering worker's own effects end with the one that set the expected state.
       run.awaitEffect("w2", e -> true);
       RunResult result = run.finish();
-      Outcome o =
-          new Outcome(
-              result,
-              railFault == null ? "" : "rail fault " + railFault.get("mode"),
-              run.reload(payout).state(),
-              run.movements(payout),
-              run.submissions(payout.id()));
-      RESULTS.put(scenario, o);
-      return o;
+      return new Outcome(
+          result,
+          railFault == null ? "" : "rail fault " + railFault.get("mode"),
+          run.reload(payout).state(),
+          run.movements(payout),
+          run.submissions(payout.id()));
     }
   }
 
@@ -96,6 +106,7 @@ class Uc04CrashRecoveryIT {
     assertThat(whats(o.run(), "w1")).containsExactly("CLAIM");
     assertThat(whats(o.run(), "w2"))
         .containsExactly("RECLAIM", "SUBMIT", "MARK_SUBMITTED", "RECORD_ACKED", "POST");
+    passed(o);
   }
 
   @Test
@@ -110,6 +121,7 @@ class Uc04CrashRecoveryIT {
     assertRecovered(o);
     assertThat(whats(o.run(), "w1")).containsExactly("CLAIM", "SUBMIT");
     assertThat(whats(o.run(), "w2")).containsExactly("MARK_SUBMITTED", "RECORD_ACKED", "POST");
+    passed(o);
   }
 
   @Test
@@ -124,6 +136,7 @@ class Uc04CrashRecoveryIT {
     assertRecovered(o);
     assertThat(whats(o.run(), "w1")).containsExactly("CLAIM", "SUBMIT", "MARK_SUBMITTED");
     assertThat(whats(o.run(), "w2")).containsExactly("RECORD_ACKED", "POST");
+    passed(o);
   }
 
   @Test
@@ -139,6 +152,7 @@ class Uc04CrashRecoveryIT {
     assertThat(whats(o.run(), "w1"))
         .containsExactly("CLAIM", "SUBMIT", "MARK_SUBMITTED", "RECORD_ACKED");
     assertThat(whats(o.run(), "w2")).containsExactly("POST");
+    passed(o);
   }
 
   @Test
@@ -158,9 +172,9 @@ class Uc04CrashRecoveryIT {
     // The rail settled before it stopped answering: the money moved once; nobody re-sent it.
     assertThat(o.movements()).isEqualTo(1);
     assertThat(whats(o.run(), "w2")).containsExactly("RECORD_TIMEOUT");
+    passed(o);
   }
 
-  @AfterAll
   static void writeEvidence() {
     List<String> order =
         List.of(
@@ -170,15 +184,19 @@ class Uc04CrashRecoveryIT {
             "uc04-rail-acked",
             "uc04-timeout-then-killed");
     Evidence evidence =
-        new Evidence("uc04", "UC-04: a worker killed at each intermediate state")
+        new Evidence(
+                "uc04",
+                "UC-04: a worker killed at each intermediate state",
+                Uc04CrashRecoveryIT.class)
             .paragraph(
                 """
                 Real processes: embedded PostgreSQL, the lock server, the rail proxy and the stub \
                 from their exec jars, payout workers from the experiments module's exec jar (lock \
-                TTL 3 s). Worker w1 parks at a point of one payout and the harness SIGKILLs it \
+                TTL %s). Worker w1 parks at a point of one payout and the harness SIGKILLs it \
                 there; w2 (started at the same time, held at a start gate until then) recovers the \
                 payout from paydb's state and the proxy's record once w1's lease has run out. \
-                Every run is an assertion of `Uc04CrashRecoveryIT`.""");
+                Every run is an assertion of `Uc04CrashRecoveryIT`."""
+                    .formatted(ExperimentRun.LOCK_TTL));
     StringBuilder table =
         new StringBuilder(
             "## Summary\n\n| killed at | w1 attempted | w2 (recovery) attempted | final state | rail"

@@ -182,13 +182,19 @@ public final class JavaProcess implements AutoCloseable {
     signal(Signal.CONT);
   }
 
-  /** SIGKILL, and waits until the process is gone (a crash: no hook runs). Idempotent. */
+  /**
+   * SIGKILL, and waits until the process is gone (a crash: no hook runs); then stops its watchdog,
+   * which would otherwise signal the dead process's PID, possibly reused by then, when this JVM
+   * exits. Idempotent.
+   */
   public synchronized void kill() {
     if (process == null) {
       return;
     }
     process.destroyForcibly();
-    waitGone(Duration.ofSeconds(30));
+    if (waitGone(Duration.ofSeconds(30))) {
+      stopWatchdog();
+    }
   }
 
   /** Waits for the process to end by itself; its exit code. */

@@ -10,6 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -81,6 +82,29 @@ class JavaProcessTest {
     assertThat(process.pid()).isNotEqualTo(firstPid);
     assertThat(process.port()).isEqualTo(port);
     assertThat(health()).isEqualTo(200);
+  }
+
+  @Test
+  void aKilledProcessLeavesNoWatchdogBehindThatCouldSignalItsPidLater() {
+    process = service().start().awaitHealthy(START);
+    long pid = process.pid();
+    assertThat(watchdogsOf(pid)).as("the watchdog of a running process").hasSize(1);
+    process.kill();
+    assertThat(watchdogsOf(pid)).as("watchdogs of the killed pid " + pid).isEmpty();
+  }
+
+  /** This JVM's children that would {@code kill -KILL pid} when it exits. */
+  private static List<ProcessHandle> watchdogsOf(long pid) {
+    return ProcessHandle.current()
+        .children()
+        .filter(ProcessHandle::isAlive)
+        .filter(
+            p ->
+                p.info()
+                    .arguments()
+                    .map(args -> String.join(" ", args).contains("kill -KILL " + pid + " "))
+                    .orElse(false))
+        .toList();
   }
 
   @Test
