@@ -1,6 +1,6 @@
 package dev.fencepost.bench;
 
-/** The operations the suite measures (issue 10). */
+/** The operations the suite measures. */
 public enum Op {
   /** A floor's one round trip (loopback echo, fdatasync, no-op HTTP). */
   FLOOR("floor round trip"),
