@@ -51,7 +51,9 @@ import tools.jackson.databind.JsonNode;
  * and 0047, ADR 0042). Every rail test asserts the recorded outcome and that the rail saw exactly
  * one request.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    useMainMethod = SpringBootTest.UseMainMethod.ALWAYS)
 class RailSubmissionTest {
 
   @RegisterExtension

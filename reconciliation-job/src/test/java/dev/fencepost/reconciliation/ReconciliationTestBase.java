@@ -17,7 +17,8 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 @SpringBootTest(
     classes = ReconciliationApplication.class,
-    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    useMainMethod = SpringBootTest.UseMainMethod.ALWAYS)
 abstract class ReconciliationTestBase {
 
   static final TestStack STACK = TestStack.get();
