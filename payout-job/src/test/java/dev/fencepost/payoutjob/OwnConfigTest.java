@@ -3,9 +3,6 @@ package dev.fencepost.payoutjob;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.batch.BatchDefaults;
-import dev.fencepost.lockserver.LockServerApplication;
-import dev.fencepost.railproxy.RailProxyApplication;
-import dev.fencepost.railstub.RailStubApplication;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringApplication;
@@ -17,8 +14,8 @@ import org.springframework.core.env.ConfigurableEnvironment;
 /**
  * The payout job started as {@code main} starts it reads batch-support's {@code
  * batch-defaults.yaml} and then its own {@code payout-job.yaml}, by the config names it sets
- * itself; the lock server's, the proxy's and the stub's files are on this test class path too, and
- * each of those applications, started the same way, reads only its own.
+ * itself. Every other application runs as its own process from its own jar; its own OwnConfigTest
+ * says what it reads.
  */
 class OwnConfigTest {
 
@@ -54,31 +51,6 @@ class OwnConfigTest {
         .isEqualTo("jdbc:postgresql://db:5432/paydb");
   }
 
-  @Test
-  void eachServerOnThisClassPathReadsItsOwnFile() {
-    assertThat(environmentOf(LockServerApplication.application()))
-        .satisfies(
-            env -> {
-              assertThat(env.getProperty("spring.application.name")).isEqualTo("lock-server");
-              assertThat(env.getProperty("server.port")).isEqualTo("8081");
-              assertThat(env.getProperty("spring.batch.job.name")).isNull();
-            });
-    assertThat(environmentOf(RailProxyApplication.application()))
-        .satisfies(
-            env -> {
-              assertThat(env.getProperty("spring.application.name")).isEqualTo("rail-proxy");
-              assertThat(env.getProperty("server.port")).isEqualTo("8082");
-              assertThat(env.getProperty("spring.liquibase.change-log")).contains("proxydb");
-            });
-    assertThat(environmentOf(RailStubApplication.application()))
-        .satisfies(
-            env -> {
-              assertThat(env.getProperty("spring.application.name")).isEqualTo("rail-stub");
-              assertThat(env.getProperty("server.port")).isEqualTo("8083");
-            });
-  }
-
-  /** The environment {@code application} would run with; the start stops before any bean. */
   static ConfigurableEnvironment environmentOf(
       SpringApplicationBuilder application, String... args) {
     AtomicReference<ConfigurableEnvironment> prepared = new AtomicReference<>();
