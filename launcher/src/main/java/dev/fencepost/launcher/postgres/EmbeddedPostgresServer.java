@@ -12,7 +12,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A real PostgreSQL server on loopback, started from the zonky binaries on the class path.
@@ -28,6 +30,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   public static final String PASSWORD = "postgres";
 
   private static final AtomicInteger DATABASE_COUNTER = new AtomicInteger();
+
+  /** How long a stop may take before it counts as failed. */
+  private static final Duration STOP_TIMEOUT = Duration.ofMinutes(2);
+
   private static EmbeddedPostgresServer shared;
 
   private final Path dataDirectory;
@@ -82,7 +88,12 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     }
   }
 
-  /** Stops the server (a fast shutdown), keeping its data for a later {@link #start()}. */
+  /**
+   * Stops the server (a fast shutdown), keeping its data for a later {@link #start()}, and returns
+   * once its postmaster has exited. The library's stop gives up after 5 s and returns with the
+   * postmaster still shutting down (its shutdown checkpoint can take longer on a loaded machine); a
+   * start on the same data directory would then find the old postmaster's lock file and fail.
+   */
   public synchronized void stop() {
     if (postgres == null) {
       return;
@@ -94,6 +105,25 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     } finally {
       postgres = null;
     }
+    awaitPostmasterExited(STOP_TIMEOUT);
+  }
+
+  /** The postmaster removes its {@code postmaster.pid} as the last step of its shutdown. */
+  private void awaitPostmasterExited(Duration atMost) {
+    Path pidFile = dataDirectory.resolve("postmaster.pid");
+    long deadline = System.nanoTime() + atMost.toNanos();
+    while (Files.exists(pidFile)) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException(
+            "PostgreSQL in " + dataDirectory + " did not stop within " + atMost);
+      }
+      // The postmaster is not our child (pg_ctl started it); its lock file is what to wait on.
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+    }
+  }
+
+  Path dataDirectory() {
+    return dataDirectory;
   }
 
   public synchronized boolean isRunning() {
