@@ -45,8 +45,8 @@ class ProblemAdvice extends ProblemJsonExceptionHandler {
     this.json = json;
   }
 
-  @ExceptionHandler(InvalidRequestException.class)
-  ResponseEntity<Object> invalid(InvalidRequestException e, WebRequest request) {
+  @ExceptionHandler(InvalidSubmissionException.class)
+  ResponseEntity<Object> invalid(InvalidSubmissionException e, WebRequest request) {
     ProblemDetail problem = Problems.of(HttpStatus.BAD_REQUEST, "INVALID_REQUEST", e.getMessage());
     problem.setProperty("field", e.field());
     problem.setProperty("reason", e.reason());

@@ -5,7 +5,7 @@ import dev.fencepost.lock.LockException;
 import dev.fencepost.lock.LockLostException;
 import dev.fencepost.lock.SessionNotFoundException;
 import dev.fencepost.lockserver.backend.BackendUnavailableException;
-import dev.fencepost.lockserver.service.InvalidRequestException;
+import dev.fencepost.lockserver.service.InvalidLockRequestException;
 import dev.fencepost.web.ProblemJsonExceptionHandler;
 import dev.fencepost.web.Problems;
 import org.springframework.http.HttpHeaders;
@@ -41,7 +41,7 @@ class ProblemResponses extends ProblemJsonExceptionHandler {
     return Problems.response(problem);
   }
 
-  @ExceptionHandler({InvalidRequestException.class, IllegalArgumentException.class})
+  @ExceptionHandler({InvalidLockRequestException.class, IllegalArgumentException.class})
   ResponseEntity<Object> invalidRequest(RuntimeException e) {
     return Problems.response(
         Problems.of(HttpStatus.BAD_REQUEST, "INVALID_REQUEST", e.getMessage()));
