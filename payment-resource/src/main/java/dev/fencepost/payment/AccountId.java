@@ -22,7 +22,7 @@ public record AccountId(String value) {
 
   public AccountId {
     if (value == null || !PATTERN.matcher(value).matches()) {
-      throw new InvalidRequestException(
+      throw new InvalidPaymentRequestException(
           "an account id matches [A-Za-z0-9._-]{1,64}, got " + Checks.quote(value));
     }
   }

@@ -27,10 +27,10 @@ public record Actor(Role role, String id) {
 
   public Actor {
     if (role == null) {
-      throw new InvalidRequestException("an actor needs a role");
+      throw new InvalidPaymentRequestException("an actor needs a role");
     }
     if (id == null || !ID.matcher(id).matches()) {
-      throw new InvalidRequestException(
+      throw new InvalidPaymentRequestException(
           "an actor id is 1 to 128 non-blank characters, got " + Checks.quote(id));
     }
   }

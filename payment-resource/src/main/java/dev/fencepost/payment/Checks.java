@@ -3,7 +3,8 @@ package dev.fencepost.payment;
 import dev.fencepost.lock.FencingToken;
 
 /**
- * Argument checks shared by the entry points; each failure is an {@link InvalidRequestException}.
+ * Argument checks shared by the entry points; each failure is an {@link
+ * InvalidPaymentRequestException}.
  */
 final class Checks {
 
@@ -14,14 +15,15 @@ final class Checks {
   static FencingToken token(FencingToken token) {
     if (token == null) {
       // INV-07: there is no path that mutates paydb without a grant's token.
-      throw new InvalidRequestException("a fencing token is required for every mutation (INV-07)");
+      throw new InvalidPaymentRequestException(
+          "a fencing token is required for every mutation (INV-07)");
     }
     return token;
   }
 
   static <T> T present(T value, String what) {
     if (value == null) {
-      throw new InvalidRequestException(what + " is required");
+      throw new InvalidPaymentRequestException(what + " is required");
     }
     return value;
   }
@@ -29,11 +31,12 @@ final class Checks {
   /** A non-blank reason or code of at most 500 characters, stripped. */
   static String text(String value, String what) {
     if (value == null || value.isBlank()) {
-      throw new InvalidRequestException(what + " must not be blank");
+      throw new InvalidPaymentRequestException(what + " must not be blank");
     }
     String stripped = value.strip();
     if (stripped.length() > MAX_TEXT) {
-      throw new InvalidRequestException(what + " is longer than " + MAX_TEXT + " characters");
+      throw new InvalidPaymentRequestException(
+          what + " is longer than " + MAX_TEXT + " characters");
     }
     return stripped;
   }
@@ -41,7 +44,7 @@ final class Checks {
   /** An identity such as a loader or operator name: 1 to 128 non-blank characters. */
   static String identity(String value, String what) {
     if (value == null || !value.matches("\\S{1,128}")) {
-      throw new InvalidRequestException(what + " is 1 to 128 non-blank characters");
+      throw new InvalidPaymentRequestException(what + " is 1 to 128 non-blank characters");
     }
     return value;
   }
@@ -59,7 +62,7 @@ final class Checks {
 
   static int pageSize(int limit) {
     if (limit < 1 || limit > PaymentResourceOptions.MAX_PAGE_SIZE) {
-      throw new InvalidRequestException(
+      throw new InvalidPaymentRequestException(
           "a page size is in [1, " + PaymentResourceOptions.MAX_PAGE_SIZE + "], got " + limit);
     }
     return limit;

@@ -4,7 +4,7 @@ package dev.fencepost.payment;
  * An amount that is zero, negative, above {@link PaymentResourceOptions#MAX_AMOUNT_MINOR}, or that
  * would overflow a balance. Amounts are positive integer minor units (A-06).
  */
-public class InvalidAmountException extends InvalidRequestException {
+public class InvalidAmountException extends InvalidPaymentRequestException {
 
   public InvalidAmountException(String message) {
     super(message);

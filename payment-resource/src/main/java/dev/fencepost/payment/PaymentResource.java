@@ -36,7 +36,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *   <li>{@link IllegalTransitionException}: the payout is not in a state (or the actor not in a
  *       role) where this event is allowed. After a fresh re-read that usually means another holder
  *       finished it; from a terminal state it is a defect signal (INV-08).
- *   <li>{@link InvalidRequestException}, {@link PayoutNotFoundException}: bad input.
+ *   <li>{@link InvalidPaymentRequestException}, {@link PayoutNotFoundException}: bad input.
  *   <li>{@link LedgerImbalanceException}: INV-03 would break; the posting was rolled back.
  * </ul>
  *

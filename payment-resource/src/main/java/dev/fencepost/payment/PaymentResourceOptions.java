@@ -28,11 +28,11 @@ public record PaymentResourceOptions(String currency, FencingMode fencingMode) {
 
   public PaymentResourceOptions {
     if (currency == null || !CURRENCY.matcher(currency).matches()) {
-      throw new InvalidRequestException(
+      throw new InvalidPaymentRequestException(
           "a currency is three upper-case letters, got " + Checks.quote(currency));
     }
     if (fencingMode == null) {
-      throw new InvalidRequestException("a fencing mode is required");
+      throw new InvalidPaymentRequestException("a fencing mode is required");
     }
   }
 

@@ -15,7 +15,7 @@ public record PayoutId(UUID value) {
 
   public PayoutId {
     if (value == null) {
-      throw new InvalidRequestException("a payout id is required");
+      throw new InvalidPaymentRequestException("a payout id is required");
     }
   }
 
@@ -23,12 +23,13 @@ public record PayoutId(UUID value) {
     return new PayoutId(value);
   }
 
-  /** Parses the canonical UUID text; anything else is an {@link InvalidRequestException}. */
+  /** Parses the canonical UUID text; anything else is an {@link InvalidPaymentRequestException}. */
   public static PayoutId parse(String text) {
     try {
       return new PayoutId(UUID.fromString(text == null ? "" : text));
     } catch (IllegalArgumentException e) {
-      throw new InvalidRequestException("a payout id is a UUID, got " + Checks.quote(text), e);
+      throw new InvalidPaymentRequestException(
+          "a payout id is a UUID, got " + Checks.quote(text), e);
     }
   }
 

@@ -76,7 +76,7 @@ public final class PayoutIntake {
         () -> {
           Checks.present(account, "an account id");
           if (account.isSystemAccount()) {
-            throw new InvalidRequestException(account + " is a reserved system account id");
+            throw new InvalidPaymentRequestException(account + " is a reserved system account id");
           }
           if (initialFundingMinor != 0) {
             Checks.amount(initialFundingMinor);
@@ -128,7 +128,7 @@ public final class PayoutIntake {
                 AccountView locked =
                     accounts.lock(account).orElseThrow(() -> new AccountNotFoundException(account));
                 if (locked.kind() != AccountView.Kind.CUSTOMER) {
-                  throw new InvalidRequestException("only customer accounts are funded");
+                  throw new InvalidPaymentRequestException("only customer accounts are funded");
                 }
                 long inFlight = payouts.countInFlight(account);
                 if (inFlight > 0) {
@@ -165,7 +165,7 @@ public final class PayoutIntake {
             throw new CurrencyMismatchException(String.valueOf(currency), options.currency());
           }
           if (beneficiaryRef == null || !BENEFICIARY.matcher(beneficiaryRef).matches()) {
-            throw new InvalidRequestException(
+            throw new InvalidPaymentRequestException(
                 "a beneficiary reference is synthetic, [A-Za-z0-9:._-]{1,128}, got "
                     + Checks.quote(beneficiaryRef));
           }
@@ -174,7 +174,8 @@ public final class PayoutIntake {
                 AccountView owner =
                     accounts.find(account).orElseThrow(() -> new AccountNotFoundException(account));
                 if (owner.kind() != AccountView.Kind.CUSTOMER) {
-                  throw new InvalidRequestException("payouts belong to customer accounts only");
+                  throw new InvalidPaymentRequestException(
+                      "payouts belong to customer accounts only");
                 }
                 try {
                   payouts.insertPending(id, account, amountMinor, currency, beneficiaryRef);

@@ -77,7 +77,7 @@ class BadInputTest {
                 e ->
                     assertThat(e)
                         .as(name)
-                        .isInstanceOf(InvalidRequestException.class)
+                        .isInstanceOf(InvalidPaymentRequestException.class)
                         .hasMessageContaining("INV-07")));
     assertThat(events.named("payment.request_rejected")).hasSize(calls.size());
   }
@@ -87,9 +87,10 @@ class BadInputTest {
     refusedWithoutChange(
         () -> resource.claim(pending.id(), TOKEN, null), isCode("INVALID_REQUEST"));
     refusedWithoutChange(() -> resource.claim(null, TOKEN, WORKER), isCode("INVALID_REQUEST"));
-    assertThatThrownBy(() -> Actor.worker(" ")).isInstanceOf(InvalidRequestException.class);
-    assertThatThrownBy(() -> Actor.worker(null)).isInstanceOf(InvalidRequestException.class);
-    assertThatThrownBy(() -> new Actor(null, "x")).isInstanceOf(InvalidRequestException.class);
+    assertThatThrownBy(() -> Actor.worker(" ")).isInstanceOf(InvalidPaymentRequestException.class);
+    assertThatThrownBy(() -> Actor.worker(null)).isInstanceOf(InvalidPaymentRequestException.class);
+    assertThatThrownBy(() -> new Actor(null, "x"))
+        .isInstanceOf(InvalidPaymentRequestException.class);
   }
 
   @Test
@@ -146,13 +147,15 @@ class BadInputTest {
 
   @Test
   void malformedIdentifiersAreRefused() {
-    assertThatThrownBy(() -> AccountId.of("has space")).isInstanceOf(InvalidRequestException.class);
+    assertThatThrownBy(() -> AccountId.of("has space"))
+        .isInstanceOf(InvalidPaymentRequestException.class);
     assertThatThrownBy(() -> AccountId.of("a".repeat(65)))
-        .isInstanceOf(InvalidRequestException.class);
-    assertThatThrownBy(() -> AccountId.of(null)).isInstanceOf(InvalidRequestException.class);
+        .isInstanceOf(InvalidPaymentRequestException.class);
+    assertThatThrownBy(() -> AccountId.of(null)).isInstanceOf(InvalidPaymentRequestException.class);
     assertThatThrownBy(() -> PayoutId.parse("not-a-uuid"))
-        .isInstanceOf(InvalidRequestException.class);
-    assertThatThrownBy(() -> PayoutId.parse(null)).isInstanceOf(InvalidRequestException.class);
+        .isInstanceOf(InvalidPaymentRequestException.class);
+    assertThatThrownBy(() -> PayoutId.parse(null))
+        .isInstanceOf(InvalidPaymentRequestException.class);
   }
 
   @Test
@@ -198,7 +201,7 @@ class BadInputTest {
           isCode("CURRENCY_MISMATCH"));
     }
     assertThatThrownBy(() -> PaymentResourceOptions.defaults().withCurrency("EURO"))
-        .isInstanceOf(InvalidRequestException.class);
+        .isInstanceOf(InvalidPaymentRequestException.class);
     assertThatThrownBy(
             () ->
                 new PaymentResource(

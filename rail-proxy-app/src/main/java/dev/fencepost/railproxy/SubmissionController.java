@@ -81,7 +81,7 @@ class SubmissionController {
     OffsetDateTime from = instant("createdFrom", createdFrom);
     OffsetDateTime to = instant("createdTo", createdTo);
     if (from != null && to != null && !from.isBefore(to)) {
-      throw new InvalidRequestException("createdTo", "must be after createdFrom");
+      throw new InvalidSubmissionException("createdTo", "must be after createdFrom");
     }
     long after = number("afterId", afterId, 0, Long.MAX_VALUE, 0);
     int size = (int) number("limit", limit, 1, properties.maxPageSize(), DEFAULT_PAGE_SIZE);
@@ -95,7 +95,8 @@ class SubmissionController {
 
   static void requireIdentifier(String field, String value) {
     if (value == null || !SubmissionRequest.IDENTIFIER.matcher(value).matches()) {
-      throw new InvalidRequestException(field, "must be 1 to 128 characters from [A-Za-z0-9:._-]");
+      throw new InvalidSubmissionException(
+          field, "must be 1 to 128 characters from [A-Za-z0-9:._-]");
     }
   }
 
@@ -106,7 +107,7 @@ class SubmissionController {
     try {
       return OffsetDateTime.parse(value);
     } catch (DateTimeParseException e) {
-      throw new InvalidRequestException(
+      throw new InvalidSubmissionException(
           field, "must be an ISO-8601 timestamp with offset, e.g. 2026-01-31T00:00:00Z");
     }
   }
@@ -118,11 +119,11 @@ class SubmissionController {
     try {
       long parsed = Long.parseLong(value);
       if (parsed < min || parsed > max) {
-        throw new InvalidRequestException(field, "must be between " + min + " and " + max);
+        throw new InvalidSubmissionException(field, "must be between " + min + " and " + max);
       }
       return parsed;
     } catch (NumberFormatException e) {
-      throw new InvalidRequestException(field, "must be an integer");
+      throw new InvalidSubmissionException(field, "must be an integer");
     }
   }
 }

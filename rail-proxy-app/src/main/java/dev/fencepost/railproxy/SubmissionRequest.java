@@ -31,15 +31,15 @@ public record SubmissionRequest(
   /**
    * Parses and validates a request body.
    *
-   * @throws InvalidRequestException naming the first offending field
+   * @throws InvalidSubmissionException naming the first offending field
    */
   public static SubmissionRequest from(JsonNode body, String expectedCurrency) {
     if (body == null || !body.isObject()) {
-      throw new InvalidRequestException("body", "must be a JSON object");
+      throw new InvalidSubmissionException("body", "must be a JSON object");
     }
     String currency = identifier(body, "currency");
     if (!currency.equals(expectedCurrency)) {
-      throw new InvalidRequestException("currency", "must be " + expectedCurrency + " (A-06)");
+      throw new InvalidSubmissionException("currency", "must be " + expectedCurrency + " (A-06)");
     }
     return new SubmissionRequest(
         identifier(body, "payoutId"),
@@ -54,10 +54,10 @@ public record SubmissionRequest(
   private static String identifier(JsonNode body, String field) {
     JsonNode node = body.get(field);
     if (node == null || node.isNull()) {
-      throw new InvalidRequestException(field, "is required");
+      throw new InvalidSubmissionException(field, "is required");
     }
     if (!node.isString() || !IDENTIFIER.matcher(node.stringValue()).matches()) {
-      throw new InvalidRequestException(
+      throw new InvalidSubmissionException(
           field, "must be a string of 1 to 128 characters from [A-Za-z0-9:._-]");
     }
     return node.stringValue();
@@ -66,14 +66,14 @@ public record SubmissionRequest(
   private static long positiveInteger(JsonNode body, String field) {
     JsonNode node = body.get(field);
     if (node == null || node.isNull()) {
-      throw new InvalidRequestException(field, "is required");
+      throw new InvalidSubmissionException(field, "is required");
     }
     // A JSON number only: "42" as a string is refused rather than coerced.
     if (!node.isIntegralNumber() || !node.canConvertToLong()) {
-      throw new InvalidRequestException(field, "must be an integer JSON number");
+      throw new InvalidSubmissionException(field, "must be an integer JSON number");
     }
     if (node.longValue() <= 0) {
-      throw new InvalidRequestException(field, "must be positive");
+      throw new InvalidSubmissionException(field, "must be positive");
     }
     return node.longValue();
   }

@@ -21,9 +21,9 @@ class SubmissionRequestGeneratedTest {
         mutation -> {
           JsonNode tree = ProxyHttp.JSON.valueToTree(mutation.body());
 
-          InvalidRequestException refused =
+          InvalidSubmissionException refused =
               catchThrowableOfType(
-                  InvalidRequestException.class, () -> SubmissionRequest.from(tree, "EUR"));
+                  InvalidSubmissionException.class, () -> SubmissionRequest.from(tree, "EUR"));
 
           assertThat(refused).as(mutation.toString()).isNotNull();
           assertThat(refused.field()).isEqualTo(mutation.field());

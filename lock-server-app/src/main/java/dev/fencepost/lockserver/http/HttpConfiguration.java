@@ -1,9 +1,7 @@
 package dev.fencepost.lockserver.http;
 
 import dev.fencepost.lockserver.config.LockServerProperties;
-import org.apache.catalina.core.StandardHost;
 import org.springframework.boot.jackson.autoconfigure.JsonMapperBuilderCustomizer;
-import org.springframework.boot.tomcat.TomcatContextCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -42,16 +40,6 @@ class HttpConfiguration {
                         .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
                         .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
                         .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail));
-  }
-
-  /** Errors Tomcat raises before routing get problem+json too (see the valve). */
-  @Bean
-  TomcatContextCustomizer problemJsonErrorReports() {
-    return context -> {
-      if (context.getParent() instanceof StandardHost host) {
-        host.setErrorReportValveClass(ProblemJsonErrorReportValve.class.getName());
-      }
-    };
   }
 
   @Bean

@@ -11,7 +11,7 @@ import dev.fencepost.lockserver.http.LockApiModels.LockInfoResponse;
 import dev.fencepost.lockserver.http.LockApiModels.RevokeRequest;
 import dev.fencepost.lockserver.http.LockApiModels.RevokeResponse;
 import dev.fencepost.lockserver.http.LockApiModels.SessionResponse;
-import dev.fencepost.lockserver.service.InvalidRequestException;
+import dev.fencepost.lockserver.service.InvalidLockRequestException;
 import dev.fencepost.lockserver.service.LockService;
 import java.time.Duration;
 import org.springframework.http.HttpStatus;
@@ -87,7 +87,7 @@ class LockController {
 
   private static SessionId sessionId(String value) {
     if (value == null || value.isBlank() || value.length() > 128) {
-      throw new InvalidRequestException("sessionId must be 1..128 non-blank characters");
+      throw new InvalidLockRequestException("sessionId must be 1..128 non-blank characters");
     }
     return SessionId.of(value);
   }
@@ -95,14 +95,14 @@ class LockController {
   private static FencingToken token(Long value) {
     long token = required("token", value);
     if (token <= 0) {
-      throw new InvalidRequestException("token must be a positive integer");
+      throw new InvalidLockRequestException("token must be a positive integer");
     }
     return FencingToken.of(token);
   }
 
   private static long required(String field, Long value) {
     if (value == null) {
-      throw new InvalidRequestException(field + " is required");
+      throw new InvalidLockRequestException(field + " is required");
     }
     return value;
   }

@@ -64,7 +64,7 @@ public final class LockService {
   public SessionInfo createSession(String owner, Duration ttl) {
     requireText("owner", owner);
     if (ttl.compareTo(properties.minTtl()) < 0 || ttl.compareTo(properties.maxTtl()) > 0) {
-      throw new InvalidRequestException(
+      throw new InvalidLockRequestException(
           "ttlMillis must be between "
               + properties.minTtl().toMillis()
               + " and "
@@ -108,7 +108,7 @@ public final class LockService {
 
   public LockGrant acquire(LockKey key, SessionId sessionId, Duration wait) {
     if (wait.isNegative() || wait.compareTo(properties.maxWait()) > 0) {
-      throw new InvalidRequestException(
+      throw new InvalidLockRequestException(
           "waitMillis must be between 0 and " + properties.maxWait().toMillis());
     }
     try {
@@ -243,7 +243,7 @@ public final class LockService {
 
   private static void requireText(String field, String value, int max) {
     if (value == null || value.isBlank() || value.length() > max) {
-      throw new InvalidRequestException(field + " must be 1.." + max + " non-blank characters");
+      throw new InvalidLockRequestException(field + " must be 1.." + max + " non-blank characters");
     }
   }
 }

@@ -1,15 +1,16 @@
-package dev.fencepost.lockserver.http;
+package dev.fencepost.web;
 
 import java.io.IOException;
 import java.io.Writer;
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
 import org.apache.catalina.valves.ErrorReportValve;
+import org.springframework.http.HttpStatusCode;
 
 /**
  * Tomcat rejects some requests before Spring sees them (a malformed percent-encoding, an encoded
  * NUL in the path). Its default answer is an HTML page; this valve answers those with the same
- * problem+json shape and stable code as every other error of the API.
+ * problem+json shape and stable code as every other error ({@link Problems#codeFor}).
  */
 public final class ProblemJsonErrorReportValve extends ErrorReportValve {
 
@@ -19,16 +20,16 @@ public final class ProblemJsonErrorReportValve extends ErrorReportValve {
     if (status < 400 || response.getContentWritten() > 0 || !response.setErrorReported()) {
       return;
     }
-    String code =
-        status == 400 ? "INVALID_REQUEST" : status < 500 ? "HTTP_" + status : "INTERNAL_ERROR";
+    String code = Problems.codeFor(HttpStatusCode.valueOf(status));
     try {
       response.setContentType("application/problem+json");
       response.setCharacterEncoding("UTF-8");
       Writer writer = response.getReporter();
       if (writer != null) {
+        // No request content goes into the answer, so plain concatenation is safe JSON.
         writer.write(
-            "{\"type\":\"https://fencepost.dev/problems/"
-                + code.toLowerCase()
+            "{\"type\":\""
+                + Problems.typeOf(code)
                 + "\",\"status\":"
                 + status
                 + ",\"detail\":\"request rejected by the HTTP server\",\"code\":\""

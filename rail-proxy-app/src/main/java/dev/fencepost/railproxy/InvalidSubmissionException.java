@@ -1,12 +1,15 @@
 package dev.fencepost.railproxy;
 
-/** Bad input: 400 {@code INVALID_REQUEST} naming the field; nothing written, nothing sent. */
-public class InvalidRequestException extends RuntimeException {
+/**
+ * Bad input to the rail proxy (a submission or a lookup): 400 {@code INVALID_REQUEST} naming the
+ * field; nothing written, nothing sent.
+ */
+public class InvalidSubmissionException extends RuntimeException {
 
   private final String field;
   private final String reason;
 
-  public InvalidRequestException(String field, String reason) {
+  public InvalidSubmissionException(String field, String reason) {
     super(field + " " + reason);
     this.field = field;
     this.reason = reason;
