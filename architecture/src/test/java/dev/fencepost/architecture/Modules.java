@@ -12,6 +12,7 @@ final class Modules {
   static final Set<String> SHIPPED =
       Set.of(
           "lock-api",
+          "web-support",
           "launcher",
           "lock-server-app",
           "lock-spring-boot-starter",

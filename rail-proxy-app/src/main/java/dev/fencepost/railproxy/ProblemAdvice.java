@@ -25,8 +25,8 @@ import org.springframework.web.context.request.WebRequest;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The proxy's own errors as problem+json with a stable {@code code} (docs/rail.md): bad input
- * is a 4xx that changed nothing, proxydb trouble is a 503. Spring MVC's rejections, unexpected
+ * The proxy's own errors as problem+json with a stable {@code code} (docs/rail.md): bad input is a
+ * 4xx that changed nothing, proxydb trouble is a 503. Spring MVC's rejections, unexpected
  * exceptions (a 500 would be a bug) and Tomcat's refusals are mapped the same way as in every
  * Fencepost application by web-support's {@link ProblemJsonExceptionHandler}; every refused input,
  * the proxy's own or the framework's, is also counted in {@code
