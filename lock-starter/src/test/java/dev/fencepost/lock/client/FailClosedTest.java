@@ -25,6 +25,7 @@ import dev.fencepost.lock.client.impl.DefaultLockTemplate;
 import dev.fencepost.lock.client.impl.MicrometerLockClientMetrics;
 import dev.fencepost.lock.client.testing.LockServerStubs;
 import dev.fencepost.lock.client.testing.TestSettings;
+import dev.fencepost.lock.client.testing.Work;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -115,7 +116,7 @@ class FailClosedTest {
       outcomes.add(
           CompletableFuture.supplyAsync(
               () -> {
-                ConservativeDeadlineTest.awaitQuietly(go);
+                Work.awaitQuietly(go);
                 try {
                   template.execute("payout:acc-1", lock -> workRuns.incrementAndGet());
                   return null;
@@ -351,11 +352,8 @@ class FailClosedTest {
   }
 
   private DefaultLockClient client(TestSettings settings, SimpleMeterRegistry registry) {
-    DefaultLockClient client =
-        new DefaultLockClient(
-            settings.build(), new MicrometerLockClientMetrics(registry), List.of());
+    DefaultLockClient client = settings.startClient(new MicrometerLockClientMetrics(registry));
     clients.add(client);
-    client.start();
     return client;
   }
 
