@@ -16,7 +16,6 @@ import dev.fencepost.testsupport.logging.CapturedEvents;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -44,7 +43,6 @@ class ConservativeDeadlineTest {
   @RegisterExtension final CapturedEvents events = new CapturedEvents();
 
   @RegisterExtension final Closer closer = new Closer();
-  private final String key = "payout:deadline-" + UUID.randomUUID();
 
   @OnEveryBackend
   void theLocalDeadlineFiresBeforeTheServersExpiryAndWorkStopsBeforeItsNextSideEffect(
@@ -59,9 +57,7 @@ class ConservativeDeadlineTest {
     Work.Checkpoint afterFirstSideEffect = new Work.Checkpoint();
 
     CompletableFuture<Void> work =
-        Work.inBackground(
-            clients.worker(),
-            key,
+        clients.workerRuns(
             lock -> {
               lock.onLost(
                   (l, reason) -> {
@@ -81,7 +77,7 @@ class ConservativeDeadlineTest {
     clients.stall();
 
     await().atMost(TTL.multipliedBy(2)).until(() -> lostAt.get() != null);
-    AdminApi.Inspection serverView = admin.inspect(key);
+    AdminApi.Inspection serverView = admin.inspect(clients.key());
     assertThat(lostReason.get()).isEqualTo(LockLostException.Reason.EXPIRED);
     assertThat(serverView.held()).as("the server still holds the lease").isTrue();
     assertThat(serverView.token()).isEqualTo(workerToken.get().value());
@@ -92,7 +88,8 @@ class ConservativeDeadlineTest {
     }
 
     // The server then expires the lease on its own clock and another worker takes over.
-    try (HeldLock takeover = clients.rival().acquire(LockKey.of(key), Duration.ofSeconds(10))) {
+    try (HeldLock takeover =
+        clients.rival().acquire(LockKey.of(clients.key()), Duration.ofSeconds(10))) {
       Instant takenOverAt = Instant.now();
       assertThat(takeover.token().isNewerThan(workerToken.get())).isTrue();
       log.atInfo()
@@ -121,7 +118,10 @@ class ConservativeDeadlineTest {
     assertThat(sideEffects).containsExactly("claim under " + workerToken.get());
     assertThat(events.named("lock.lost"))
         .anySatisfy(
-            e -> assertThat(e).containsEntry("reason", "expired").containsEntry("key", key));
+            e ->
+                assertThat(e)
+                    .containsEntry("reason", "expired")
+                    .containsEntry("key", clients.key()));
   }
 
   private static ExecutionException catchExecution(CompletableFuture<?> future) throws Exception {

@@ -12,7 +12,6 @@ import dev.fencepost.lock.client.testing.OnEveryBackend;
 import dev.fencepost.lock.client.testing.RealLockServer;
 import dev.fencepost.lock.client.testing.Work;
 import java.time.Duration;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -36,7 +35,6 @@ class PausedHolderTest {
   private static final Duration TTL = Duration.ofSeconds(3);
 
   @RegisterExtension final Closer closer = new Closer();
-  private final String key = "payout:paused-" + UUID.randomUUID();
 
   @OnEveryBackend
   void afterAPauseLongerThanTheTtlEnsureHeldFailsAndThePausedTokenIsBelowTheNewHolders(
@@ -51,9 +49,7 @@ class PausedHolderTest {
     Work.Checkpoint pause = new Work.Checkpoint();
 
     CompletableFuture<Void> w1 =
-        Work.inBackground(
-            clients.worker(),
-            key,
+        clients.workerRuns(
             lock -> {
               pausedToken.set(lock.token());
               lock.ensureHeld();
@@ -78,7 +74,8 @@ class PausedHolderTest {
 
     long frozenAt = System.nanoTime();
     FencingToken successorToken;
-    try (HeldLock takeover = clients.rival().acquire(LockKey.of(key), Duration.ofSeconds(10))) {
+    try (HeldLock takeover =
+        clients.rival().acquire(LockKey.of(clients.key()), Duration.ofSeconds(10))) {
       successorToken = takeover.token();
       assertThat(guard.write(successorToken)).isTrue();
     }
