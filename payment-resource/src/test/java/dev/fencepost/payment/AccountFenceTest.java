@@ -9,7 +9,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencepost.lock.FencedOutException;
 import dev.fencepost.lock.FencingToken;
-import dev.fencepost.testsupport.logging.CapturedEvents;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,12 +24,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class AccountFenceTest {
 
   @RegisterExtension static PaymentFixture fx = PaymentFixture.withLoader("fence");
-  @RegisterExtension CapturedEvents events = new CapturedEvents();
 
   @Test
   void staleTokenIsFencedOutAndChangesNothing() {
-    Payout claimedByW1 = fx.scenarios().payoutIn(PayoutState.CLAIMED);
-    fx.resource().reclaim(claimedByW1.id(), T2, W2); // W1's lease expired; W2 took over
+    Payout claimedByW1 = fx.scenarios().takenOverFromW1();
     var before = fx.paydb().snapshot();
 
     assertThatThrownBy(() -> fx.resource().markSubmitted(claimedByW1.id(), T1, W1))
@@ -45,7 +42,7 @@ class AccountFenceTest {
             });
 
     assertThat(fx.paydb().snapshot()).isEqualTo(before);
-    assertThat(events.named("lock.fenced_out"))
+    assertThat(fx.events().named("lock.fenced_out"))
         .singleElement()
         .satisfies(
             e -> {
@@ -73,14 +70,13 @@ class AccountFenceTest {
 
     assertThat(posted.state()).isEqualTo(PayoutState.POSTED);
     assertThat(fx.paydb().fence(pending.accountId())).isEqualTo(T2.value());
-    assertThat(events.named("lock.fenced_out")).isEmpty();
+    assertThat(fx.events().named("lock.fenced_out")).isEmpty();
   }
 
   @Test
   void aStalePauseAfterClaimCannotSubmitOrPostAfterTheNextHolderFinished() {
     // UC-03: W1 claims under T1 and freezes; W2 takes over under T2 and completes the payout.
-    Payout payout = fx.scenarios().payoutIn(PayoutState.CLAIMED);
-    fx.resource().reclaim(payout.id(), T2, W2);
+    Payout payout = fx.scenarios().takenOverFromW1();
     fx.resource().markSubmitted(payout.id(), T2, W2);
     fx.resource().recordRailAcked(payout.id(), T2, W2, "R-2");
     fx.resource().post(payout.id(), T2, W2);
@@ -94,7 +90,7 @@ class AccountFenceTest {
     }
 
     assertThat(fx.paydb().snapshot()).isEqualTo(before);
-    assertThat(events.named("lock.fenced_out")).hasSize(3);
+    assertThat(fx.events().named("lock.fenced_out")).hasSize(3);
     assertThat(
             fx.paydb()
                 .jdbc()
@@ -146,6 +142,6 @@ class AccountFenceTest {
 
     assertThatThrownBy(() -> fx.resource().claim(posted.id(), T1, W1))
         .isInstanceOf(FencedOutException.class);
-    assertThat(events.named("payout.transition_rejected")).isEmpty();
+    assertThat(fx.events().named("payout.transition_rejected")).isEmpty();
   }
 }

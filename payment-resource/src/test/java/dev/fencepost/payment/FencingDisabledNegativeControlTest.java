@@ -9,7 +9,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencepost.lock.FencedOutException;
 import dev.fencepost.lock.FencingToken;
-import dev.fencepost.testsupport.logging.CapturedEvents;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,7 +27,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class FencingDisabledNegativeControlTest {
 
   @RegisterExtension static PaymentFixture fx = PaymentFixture.withLoader("neg");
-  @RegisterExtension CapturedEvents events = new CapturedEvents();
 
   PaymentResource enforced;
   PaymentResource unfenced;
@@ -36,8 +34,7 @@ class FencingDisabledNegativeControlTest {
   @BeforeEach
   void setUp() {
     enforced = fx.resource();
-    // Built here, with CapturedEvents listening: switching fencing off is announced at
-    // construction.
+    // Switching fencing off is announced at construction; the fixture is already capturing.
     unfenced =
         new PaymentResource(
             fx.dataSource(),
@@ -47,7 +44,7 @@ class FencingDisabledNegativeControlTest {
 
   @Test
   void disablingTheFenceIsAnnouncedLoudlyAndVisibleAsAGauge() {
-    assertThat(events.named("fencing.disabled"))
+    assertThat(fx.events().named("fencing.disabled"))
         .singleElement()
         .satisfies(
             e -> {
@@ -56,7 +53,7 @@ class FencingDisabledNegativeControlTest {
             });
     SimpleMeterRegistry defaultMeters = new SimpleMeterRegistry();
     new PaymentResource(fx.dataSource(), defaultMeters);
-    assertThat(events.named("fencing.disabled")).hasSize(1);
+    assertThat(fx.events().named("fencing.disabled")).hasSize(1);
     assertThat(defaultMeters.get("fencepost.fencing.enabled").tag("guard", "paydb").gauge().value())
         .isEqualTo(1.0);
     SimpleMeterRegistry experimentMeters = new SimpleMeterRegistry();
@@ -115,18 +112,19 @@ class FencingDisabledNegativeControlTest {
   }
 
   private PayoutId claimedByW1ThenTakenOverByW2(PaymentResource resource) {
-    Scenarios scenarios = new Scenarios(resource, new PayoutIntake(fx.dataSource(), "neg"));
-    Payout payout = scenarios.payoutIn(PayoutState.CLAIMED);
-    resource.reclaim(payout.id(), T2, W2);
-    return payout.id();
+    return scenariosOn(resource).takenOverFromW1().id();
   }
 
   private AccountId accountWithTwoPayouts(PaymentResource resource) {
-    Scenarios scenarios = new Scenarios(resource, new PayoutIntake(fx.dataSource(), "neg"));
+    Scenarios scenarios = scenariosOn(resource);
     AccountId account = scenarios.account(3_000);
     scenarios.pending(account, 2_500);
     scenarios.pending(account, 2_500);
     return account;
+  }
+
+  private static Scenarios scenariosOn(PaymentResource resource) {
+    return new Scenarios(resource, new PayoutIntake(fx.dataSource(), "neg"));
   }
 
   /**

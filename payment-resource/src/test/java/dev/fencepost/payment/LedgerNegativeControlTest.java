@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencepost.lock.FencingToken;
-import dev.fencepost.testsupport.logging.CapturedEvents;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -24,7 +23,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class LedgerNegativeControlTest {
 
   @RegisterExtension static PaymentFixture fx = PaymentFixture.withLoader("ledger-neg");
-  @RegisterExtension CapturedEvents events = new CapturedEvents();
 
   @Test
   void postingOntoACorruptedBalanceFailsItsAssertionAndRollsBackEverything() {
@@ -40,7 +38,7 @@ class LedgerNegativeControlTest {
         .isEqualTo(before); // no legs, no balance change, no fence advance
     assertThat(fx.resource().findPayout(acked.id()).orElseThrow().state())
         .isEqualTo(PayoutState.RAIL_ACKED);
-    assertThat(events.named("ledger.assertion_failed"))
+    assertThat(fx.events().named("ledger.assertion_failed"))
         .singleElement()
         .satisfies(
             e -> {

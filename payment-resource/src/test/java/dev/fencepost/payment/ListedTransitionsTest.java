@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.payment.PayoutTransitions.Transition;
-import dev.fencepost.testsupport.logging.CapturedEvents;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -22,7 +21,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ListedTransitionsTest {
 
   @RegisterExtension static PaymentFixture fx = PaymentFixture.withLoader("listed");
-  @RegisterExtension CapturedEvents events = new CapturedEvents();
 
   static final FencingToken TOKEN = FencingToken.of(20);
 
@@ -62,7 +60,7 @@ class ListedTransitionsTest {
               assertThat(audit.get("actor_role")).isEqualTo(row.trigger().name());
               assertThat(audit.get("actor_id")).isEqualTo(actor.id());
             });
-    assertThat(events.named("payout.transition"))
+    assertThat(fx.events().named("payout.transition"))
         .last()
         .satisfies(
             e -> {

@@ -1,22 +1,27 @@
 package dev.fencepost.payment;
 
+import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A test class's own paydb and, fresh before each test, what most tests here act on: the library
- * over it (fencing enforced) with a meter registry of its own, the {@link Scenarios} that drive it
- * into a state, and direct SQL on the same database for corrupting and asserting. Register it as a
+ * A test class's own paydb and, fresh for each test, what most tests here act on and observe: the
+ * library over it (fencing enforced) with a meter registry of its own, the {@link Scenarios} that
+ * drive it into a state, direct SQL on the same database for corrupting and asserting, and the
+ * structured events logged meanwhile, captured from before anything is built. Register it as a
  * static field.
  */
-final class PaymentFixture implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
+final class PaymentFixture
+    implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
 
   private final EmbeddedPostgresExtension db = Paydb.extension();
+  private final CapturedEvents events = new CapturedEvents();
   private final String loader;
   private SimpleMeterRegistry meters;
   private PaymentResource resource;
@@ -46,10 +51,16 @@ final class PaymentFixture implements BeforeAllCallback, AfterAllCallback, Befor
 
   @Override
   public void beforeEach(ExtensionContext context) {
+    events.start();
     meters = new SimpleMeterRegistry();
     resource = new PaymentResource(dataSource(), meters);
     scenarios = new Scenarios(resource, new PayoutIntake(dataSource(), loader));
     paydb = new Paydb(dataSource());
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    events.stop();
   }
 
   DataSource dataSource() {
@@ -70,5 +81,9 @@ final class PaymentFixture implements BeforeAllCallback, AfterAllCallback, Befor
 
   Paydb paydb() {
     return paydb;
+  }
+
+  CapturedEvents events() {
+    return events;
   }
 }

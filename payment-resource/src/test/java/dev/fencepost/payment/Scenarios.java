@@ -50,6 +50,14 @@ final class Scenarios {
     return payoutIn(state, account(FUNDING));
   }
 
+  /**
+   * UC-03's takeover: a payout W1 claimed under T1 and, once W1's lease expired, W2 reclaimed under
+   * T2; as W2 left it. W1, frozen meanwhile, does not know.
+   */
+  Payout takenOverFromW1() {
+    return resource.reclaim(payoutIn(PayoutState.CLAIMED).id(), T2, W2);
+  }
+
   Payout payoutIn(PayoutState state, AccountId account) {
     PayoutId id = pending(account, AMOUNT).id();
     FencingToken t = SETUP_TOKEN;
