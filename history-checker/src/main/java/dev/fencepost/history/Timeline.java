@@ -291,15 +291,8 @@ public final class Timeline {
       double x = axis.x(t);
       int y1 = e.worker() == null ? TOP : laneY.get(e.worker());
       int y2 = e.worker() == null ? TOP + lanes.size() * LANE : y1 + LANE - 6;
-      svg.append("<line class=\"event\" x1=\"")
-          .append(fmt(x))
-          .append("\" x2=\"")
-          .append(fmt(x))
-          .append("\" y1=\"")
-          .append(y1)
-          .append("\" y2=\"")
-          .append(y2)
-          .append("\" stroke=\"#6a1b9a\" stroke-dasharray=\"4 3\" stroke-width=\"2\"><title>")
+      verticalLine(svg, "event", x, y1, y2)
+          .append(" stroke=\"#6a1b9a\" stroke-dasharray=\"4 3\" stroke-width=\"2\"><title>")
           .append(xml(e.kind() + (e.detail() == null ? "" : " " + e.detail())))
           .append("</title></line>");
       text(svg, x + 3, y1 + LANE - 10, 9, "bold", e.kind());
@@ -309,15 +302,7 @@ public final class Timeline {
     for (int i = 0; i <= 5; i++) {
       long t = start + (end - start) * i / 5;
       double x = axis.x(t);
-      svg.append("<line class=\"tick\" x1=\"")
-          .append(fmt(x))
-          .append("\" x2=\"")
-          .append(fmt(x))
-          .append("\" y1=\"")
-          .append(axisY)
-          .append("\" y2=\"")
-          .append(axisY + 5)
-          .append("\" stroke=\"#333\"/>");
+      verticalLine(svg, "tick", x, axisY, axisY + 5).append(" stroke=\"#333\"/>");
       text(
           svg,
           x - 10,
@@ -375,6 +360,22 @@ public final class Timeline {
     double x(long t) {
       return LEFT + (double) (t - start) * (WIDTH - 10) / (end - start) + 5;
     }
+  }
+
+  /** Opens a vertical {@code <line>} of class {@code cssClass}; the caller styles and closes it. */
+  private static StringBuilder verticalLine(
+      StringBuilder svg, String cssClass, double x, int y1, int y2) {
+    return svg.append("<line class=\"")
+        .append(cssClass)
+        .append("\" x1=\"")
+        .append(fmt(x))
+        .append("\" x2=\"")
+        .append(fmt(x))
+        .append("\" y1=\"")
+        .append(y1)
+        .append("\" y2=\"")
+        .append(y2)
+        .append('"');
   }
 
   private static void text(StringBuilder svg, double x, int y, int size, String weight, String s) {

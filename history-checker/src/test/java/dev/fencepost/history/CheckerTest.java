@@ -55,20 +55,8 @@ class CheckerTest {
             "overlapping_grants",
             "token 7 granted while token 5 was never ended",
             h -> h.grants.removeIf(g -> g.kind().equals("EXPIRED"))),
-        broken(
-            "token_regressions",
-            "a restored backend grants token 6 after 7",
-            h -> {
-              h.add(grant(5, "ACQUIRED", 6, "s3", 9_000));
-              h.add(grant(6, "RELEASED", 6, "s3", 9_100));
-            }),
-        broken(
-            "token_regressions",
-            "token 7 issued twice",
-            h -> {
-              h.add(grant(5, "ACQUIRED", 7, "s3", 9_000));
-              h.add(grant(6, "RELEASED", 7, "s3", 9_100));
-            }),
+        broken("token_regressions", "a restored backend grants token 6 after 7", laterGrantOf(6)),
+        broken("token_regressions", "token 7 issued twice", laterGrantOf(7)),
         broken(
             "token_reissued_after_restore",
             "a restored backend hands token 6, already issued before the restore, to another key",
@@ -159,6 +147,32 @@ class CheckerTest {
     return Arguments.of(check, what, breakIt);
   }
 
+  /** paydb's row for an accepted write; {@code seq} is the row id, so the commit order. */
+  private static Records.GuardDecision paydbAccepted(
+      long seq, long token, String worker, long millis) {
+    return new Records.GuardDecision(
+        "paydb",
+        "PAYDB",
+        "acc-1",
+        "p1",
+        token,
+        null,
+        "ACCEPTED",
+        null,
+        worker,
+        seq,
+        null,
+        at(millis));
+  }
+
+  /** A third session acquires and releases {@code token} after the clean history's grants. */
+  private static Consumer<History> laterGrantOf(long token) {
+    return h -> {
+      h.add(grant(5, "ACQUIRED", token, "s3", 9_000));
+      h.add(grant(6, "RELEASED", token, "s3", 9_100));
+    };
+  }
+
   @ParameterizedTest(name = "{0} catches: {1}")
   @MethodSource("brokenHistories")
   void eachCheckCatchesItsDeliberatelyBrokenHistory(
@@ -234,34 +248,8 @@ class CheckerTest {
     History h = Histories.clean();
     h.guardDecisions.removeIf(d -> d.guard().equals("PAYDB"));
     // The token-7 transaction began first (earlier now()) but committed second (higher id).
-    h.add(
-        new Records.GuardDecision(
-            "paydb",
-            "PAYDB",
-            "acc-1",
-            "p1",
-            5L,
-            null,
-            "ACCEPTED",
-            null,
-            "w1",
-            1L,
-            null,
-            at(4_100)));
-    h.add(
-        new Records.GuardDecision(
-            "paydb",
-            "PAYDB",
-            "acc-1",
-            "p1",
-            7L,
-            null,
-            "ACCEPTED",
-            null,
-            "w2",
-            2L,
-            null,
-            at(4_050)));
+    h.add(paydbAccepted(1, 5, "w1", 4_100));
+    h.add(paydbAccepted(2, 7, "w2", 4_050));
 
     assertThat(checker.check(h).safety())
         .allSatisfy((check, counter) -> assertThat(counter.count()).as(check).isZero());

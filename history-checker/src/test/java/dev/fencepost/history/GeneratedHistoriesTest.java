@@ -16,6 +16,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -80,8 +82,7 @@ class GeneratedHistoriesTest {
                 null,
                 base.plusMillis(claimed)));
         h.add(
-            new Transition(
-                "paydb",
+            paydbTransition(
                 id,
                 account,
                 "PENDING",
@@ -91,8 +92,7 @@ class GeneratedHistoriesTest {
                 ++transitionSeq,
                 base.plusMillis(claimed)));
         h.add(
-            new Transition(
-                "paydb",
+            paydbTransition(
                 id,
                 account,
                 "CLAIMED",
@@ -130,6 +130,31 @@ class GeneratedHistoriesTest {
     return h;
   }
 
+  /** A transition as paydb's audit trail records it. */
+  private static Transition paydbTransition(
+      String id,
+      String account,
+      String from,
+      String to,
+      long token,
+      String worker,
+      long seq,
+      Instant at) {
+    return new Transition("paydb", id, account, from, to, token, worker, seq, at);
+  }
+
+  /** 200 generated correct runs, each broken by {@code breakIt}, then each checked. */
+  private static void forAllBroken(BiConsumer<Random, History> breakIt, Consumer<History> check) {
+    Generated.forAll(
+        200,
+        random -> {
+          History h = correctRun(random);
+          breakIt.accept(random, h);
+          return h;
+        },
+        check);
+  }
+
   private static long nanos(long millis) {
     return 5_000_000_000L + millis * 1_000_000L;
   }
@@ -146,10 +171,8 @@ class GeneratedHistoriesTest {
 
   @Test
   void swappingTheTokensOfTwoGrantsOnAKeyIsATokenRegression() {
-    Generated.forAll(
-        200,
-        random -> {
-          History h = correctRun(random);
+    forAllBroken(
+        (random, h) -> {
           List<Integer> acquired = new ArrayList<>();
           for (int i = 0; i < h.grants.size(); i++) {
             if (h.grants.get(i).kind().equals("ACQUIRED")
@@ -179,17 +202,14 @@ class GeneratedHistoriesTest {
             h.add(
                 new Grant(g.source(), g.key(), g.token(), "ACQUIRED", "again", 1_000_000L, g.at()));
           }
-          return h;
         },
         h -> assertThat(checker.check(h).count("token_regressions")).isPositive());
   }
 
   @Test
   void droppingTheEndOfAGrantThatIsFollowedByAnotherIsAnOverlap() {
-    Generated.forAll(
-        200,
-        random -> {
-          History h = correctRun(random);
+    forAllBroken(
+        (random, h) -> {
           String key = h.grants.get(0).key();
           List<Grant> onKey = h.grants.stream().filter(g -> g.key().equals(key)).toList();
           // every end except the key's last one is followed by a new ACQUIRED
@@ -201,22 +221,18 @@ class GeneratedHistoriesTest {
           } else {
             h.grants.remove(ends.get(random.nextInt(ends.size())));
           }
-          return h;
         },
         h -> assertThat(checker.check(h).count("overlapping_grants")).isPositive());
   }
 
   @Test
   void aSecondMovementForAnyPayoutIsExactlyOneDuplicate() {
-    Generated.forAll(
-        200,
-        random -> {
-          History h = correctRun(random);
+    forAllBroken(
+        (random, h) -> {
           RailMovement m = Generated.pick(random, h.railMovements);
           h.add(
               new RailMovement(
                   "rail-stub", m.clientReference(), m.railReference() + "-2", null, null));
-          return h;
         },
         h -> {
           CheckReport report = checker.check(h);

@@ -1,5 +1,6 @@
 package dev.fencepost.payment;
 
+import dev.fencepost.payment.impl.Accounts;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.List;
@@ -77,9 +78,11 @@ public final class LedgerAudit {
        WHERE (p.state = 'POSTED') <> (g.id IS NOT NULL)""";
 
   private final JdbcClient jdbc;
+  private final Accounts accounts;
 
   public LedgerAudit(DataSource dataSource) {
     this.jdbc = JdbcClient.create(dataSource);
+    this.accounts = new Accounts(jdbc);
   }
 
   /** All checks over the whole of paydb. */
@@ -132,21 +135,15 @@ public final class LedgerAudit {
   /** The per-account half of INV-03 for one account; empty when it holds. */
   public Optional<BalanceDrift> driftOf(AccountId account) {
     Checks.present(account, "an account id");
-    BigDecimal[] row =
-        jdbc.sql(
-                """
-                SELECT a.balance_minor,
-                       (SELECT coalesce(sum(e.signed_amount), 0)
-                          FROM ledger_entry e WHERE e.account_id = a.id)
-                  FROM account a WHERE a.id = :account""")
-            .param("account", account.value())
-            .query((rs, n) -> new BigDecimal[] {rs.getBigDecimal(1), rs.getBigDecimal(2)})
-            .optional()
+    Accounts.BalanceAndEntries balance =
+        accounts
+            .balanceAndEntries(account)
             .orElseThrow(() -> new AccountNotFoundException(account));
-    if (row[0].compareTo(row[1]) == 0) {
+    if (balance.agree()) {
       return Optional.empty();
     }
-    return Optional.of(new BalanceDrift(account, row[0].longValueExact(), integer(row[1])));
+    return Optional.of(
+        new BalanceDrift(account, balance.balance().longValueExact(), integer(balance.entrySum())));
   }
 
   private long count(String query) {

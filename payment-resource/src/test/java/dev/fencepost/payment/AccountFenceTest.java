@@ -1,14 +1,14 @@
 package dev.fencepost.payment;
 
+import static dev.fencepost.payment.Scenarios.T1;
+import static dev.fencepost.payment.Scenarios.T2;
+import static dev.fencepost.payment.Scenarios.W1;
+import static dev.fencepost.payment.Scenarios.W2;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencepost.lock.FencedOutException;
 import dev.fencepost.lock.FencingToken;
-import dev.fencepost.testsupport.logging.CapturedEvents;
-import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,34 +23,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Tag("NFR-08")
 class AccountFenceTest {
 
-  @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();
-  @RegisterExtension CapturedEvents events = new CapturedEvents();
-
-  static final FencingToken T1 = Scenarios.SETUP_TOKEN;
-  static final FencingToken T2 = FencingToken.of(T1.value() + 7);
-  static final Actor W1 = Scenarios.SETUP_WORKER;
-  static final Actor W2 = Actor.worker("w2");
-
-  SimpleMeterRegistry meters;
-  PaymentResource resource;
-  Scenarios scenarios;
-  Paydb paydb;
-
-  @BeforeEach
-  void setUp() {
-    meters = new SimpleMeterRegistry();
-    resource = new PaymentResource(db.dataSource(), meters);
-    scenarios = new Scenarios(resource, new PayoutIntake(db.dataSource(), "fence"));
-    paydb = new Paydb(db.dataSource());
-  }
+  @RegisterExtension static PaymentFixture fx = PaymentFixture.withLoader("fence");
 
   @Test
   void staleTokenIsFencedOutAndChangesNothing() {
-    Payout claimedByW1 = scenarios.payoutIn(PayoutState.CLAIMED);
-    resource.reclaim(claimedByW1.id(), T2, W2); // W1's lease expired; W2 took over
-    var before = paydb.snapshot();
+    Payout claimedByW1 = fx.scenarios().takenOverFromW1();
+    var before = fx.paydb().snapshot();
 
-    assertThatThrownBy(() -> resource.markSubmitted(claimedByW1.id(), T1, W1))
+    assertThatThrownBy(() -> fx.resource().markSubmitted(claimedByW1.id(), T1, W1))
         .isInstanceOfSatisfying(
             FencedOutException.class,
             e -> {
@@ -61,8 +41,8 @@ class AccountFenceTest {
               assertThat(e.owner()).isEqualTo(W1.id());
             });
 
-    assertThat(paydb.snapshot()).isEqualTo(before);
-    assertThat(events.named("lock.fenced_out"))
+    assertThat(fx.paydb().snapshot()).isEqualTo(before);
+    assertThat(fx.events().named("lock.fenced_out"))
         .singleElement()
         .satisfies(
             e -> {
@@ -74,45 +54,45 @@ class AccountFenceTest {
               assertThat(e.get("owner")).isEqualTo(W1.id());
               assertThat(e.get("payoutId")).isEqualTo(claimedByW1.id().toString());
             });
-    assertThat(meters.get("fencepost.fence.rejections").tag("guard", "paydb").counter().count())
+    assertThat(
+            fx.meters().get("fencepost.fence.rejections").tag("guard", "paydb").counter().count())
         .isEqualTo(1.0);
   }
 
   @Test
   void theSameHolderWritesAgainUnderItsOwnTokenThroughToPosted() {
-    Payout pending = scenarios.payoutIn(PayoutState.PENDING);
+    Payout pending = fx.scenarios().payoutIn(PayoutState.PENDING);
 
-    resource.claim(pending.id(), T2, W2);
-    resource.markSubmitted(pending.id(), T2, W2);
-    resource.recordRailAcked(pending.id(), T2, W2, "R-1");
-    Payout posted = resource.post(pending.id(), T2, W2);
+    fx.resource().claim(pending.id(), T2, W2);
+    fx.resource().markSubmitted(pending.id(), T2, W2);
+    fx.resource().recordRailAcked(pending.id(), T2, W2, "R-1");
+    Payout posted = fx.resource().post(pending.id(), T2, W2);
 
     assertThat(posted.state()).isEqualTo(PayoutState.POSTED);
-    assertThat(paydb.fence(pending.accountId())).isEqualTo(T2.value());
-    assertThat(events.named("lock.fenced_out")).isEmpty();
+    assertThat(fx.paydb().fence(pending.accountId())).isEqualTo(T2.value());
+    assertThat(fx.events().named("lock.fenced_out")).isEmpty();
   }
 
   @Test
   void aStalePauseAfterClaimCannotSubmitOrPostAfterTheNextHolderFinished() {
     // UC-03: W1 claims under T1 and freezes; W2 takes over under T2 and completes the payout.
-    Payout payout = scenarios.payoutIn(PayoutState.CLAIMED);
-    resource.reclaim(payout.id(), T2, W2);
-    resource.markSubmitted(payout.id(), T2, W2);
-    resource.recordRailAcked(payout.id(), T2, W2, "R-2");
-    resource.post(payout.id(), T2, W2);
-    var before = paydb.snapshot();
+    Payout payout = fx.scenarios().takenOverFromW1();
+    fx.resource().markSubmitted(payout.id(), T2, W2);
+    fx.resource().recordRailAcked(payout.id(), T2, W2, "R-2");
+    fx.resource().post(payout.id(), T2, W2);
+    var before = fx.paydb().snapshot();
 
     // W1 thaws: every step it could attempt is fenced out, before the state is even looked at.
     for (PayoutEvent step :
         new PayoutEvent[] {PayoutEvent.SUBMIT_ACCEPTED, PayoutEvent.RAIL_ACKED, PayoutEvent.POST}) {
-      assertThatThrownBy(() -> Events.invoke(resource, step, payout.id(), T1, W1))
+      assertThatThrownBy(() -> Events.invoke(fx.resource(), step, payout.id(), T1, W1))
           .isInstanceOf(FencedOutException.class);
     }
 
-    assertThat(paydb.snapshot()).isEqualTo(before);
-    assertThat(events.named("lock.fenced_out")).hasSize(3);
+    assertThat(fx.paydb().snapshot()).isEqualTo(before);
+    assertThat(fx.events().named("lock.fenced_out")).hasSize(3);
     assertThat(
-            paydb
+            fx.paydb()
                 .jdbc()
                 .sql("SELECT count(*) FROM ledger_group WHERE payout_id = :p")
                 .param("p", payout.id().value())
@@ -123,45 +103,45 @@ class AccountFenceTest {
 
   @Test
   void theFenceIsPerAccountSoAStaleHolderCannotActOnAnotherPayoutOfTheSameAccount() {
-    AccountId account = scenarios.account(Scenarios.FUNDING);
-    Payout first = scenarios.pending(account, 100);
-    Payout second = scenarios.pending(account, 100);
-    resource.claim(first.id(), T2, W2);
+    AccountId account = fx.scenarios().account(Scenarios.FUNDING);
+    Payout first = fx.scenarios().pending(account, 100);
+    Payout second = fx.scenarios().pending(account, 100);
+    fx.resource().claim(first.id(), T2, W2);
 
-    assertThatThrownBy(() -> resource.claim(second.id(), T1, W1))
+    assertThatThrownBy(() -> fx.resource().claim(second.id(), T1, W1))
         .isInstanceOf(FencedOutException.class);
-    assertThat(resource.findPayout(second.id()).orElseThrow().state())
+    assertThat(fx.resource().findPayout(second.id()).orElseThrow().state())
         .isEqualTo(PayoutState.PENDING);
   }
 
   @Test
   void aNewerTokenTakesOverAndAdvancesTheFence() {
-    Payout payout = scenarios.payoutIn(PayoutState.CLAIMED);
+    Payout payout = fx.scenarios().payoutIn(PayoutState.CLAIMED);
     FencingToken t3 = FencingToken.of(T2.value() + 1_000_000);
 
-    resource.reclaim(payout.id(), t3, W2);
+    fx.resource().reclaim(payout.id(), t3, W2);
 
-    assertThat(paydb.fence(payout.accountId())).isEqualTo(t3.value());
-    assertThat(resource.account(payout.accountId()).fence()).isEqualTo(t3.value());
+    assertThat(fx.paydb().fence(payout.accountId())).isEqualTo(t3.value());
+    assertThat(fx.resource().account(payout.accountId()).fence()).isEqualTo(t3.value());
   }
 
   @Test
   void aRefusedTransitionDoesNotAdvanceTheFence() {
-    Payout posted = scenarios.payoutIn(PayoutState.POSTED);
+    Payout posted = fx.scenarios().payoutIn(PayoutState.POSTED);
 
-    assertThatThrownBy(() -> resource.claim(posted.id(), T2, W2))
+    assertThatThrownBy(() -> fx.resource().claim(posted.id(), T2, W2))
         .isInstanceOf(IllegalTransitionException.class);
 
-    assertThat(paydb.fence(posted.accountId())).isEqualTo(T1.value());
+    assertThat(fx.paydb().fence(posted.accountId())).isEqualTo(T1.value());
   }
 
   @Test
   void theFenceIsCheckedBeforeTheStateSoAStaleReplayOfAFinishedPayoutIsFencedOut() {
-    Payout posted = scenarios.payoutIn(PayoutState.POSTED);
-    resource.claim(scenarios.pending(posted.accountId(), 100).id(), T2, W2);
+    Payout posted = fx.scenarios().payoutIn(PayoutState.POSTED);
+    fx.resource().claim(fx.scenarios().pending(posted.accountId(), 100).id(), T2, W2);
 
-    assertThatThrownBy(() -> resource.claim(posted.id(), T1, W1))
+    assertThatThrownBy(() -> fx.resource().claim(posted.id(), T1, W1))
         .isInstanceOf(FencedOutException.class);
-    assertThat(events.named("payout.transition_rejected")).isEmpty();
+    assertThat(fx.events().named("payout.transition_rejected")).isEmpty();
   }
 }

@@ -1,12 +1,14 @@
 package dev.fencepost.payment;
 
+import static dev.fencepost.payment.Scenarios.T1;
+import static dev.fencepost.payment.Scenarios.T2;
+import static dev.fencepost.payment.Scenarios.W1;
+import static dev.fencepost.payment.Scenarios.W2;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencepost.lock.FencedOutException;
 import dev.fencepost.lock.FencingToken;
-import dev.fencepost.testsupport.logging.CapturedEvents;
-import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -24,34 +26,25 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Tag("INV-01")
 class FencingDisabledNegativeControlTest {
 
-  @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();
-  @RegisterExtension CapturedEvents events = new CapturedEvents();
+  @RegisterExtension static PaymentFixture fx = PaymentFixture.withLoader("neg");
 
-  static final FencingToken T1 = Scenarios.SETUP_TOKEN;
-  static final FencingToken T2 = FencingToken.of(T1.value() + 1);
-  static final Actor W1 = Scenarios.SETUP_WORKER;
-  static final Actor W2 = Actor.worker("w2");
-
-  SimpleMeterRegistry meters;
   PaymentResource enforced;
   PaymentResource unfenced;
-  Paydb paydb;
 
   @BeforeEach
   void setUp() {
-    meters = new SimpleMeterRegistry();
-    enforced = new PaymentResource(db.dataSource(), meters);
+    enforced = fx.resource();
+    // Switching fencing off is announced at construction; the fixture is already capturing.
     unfenced =
         new PaymentResource(
-            db.dataSource(),
-            meters,
+            fx.dataSource(),
+            fx.meters(),
             PaymentResourceOptions.defaults().withFencingMode(FencingMode.EXPERIMENT_DISABLED));
-    paydb = new Paydb(db.dataSource());
   }
 
   @Test
   void disablingTheFenceIsAnnouncedLoudlyAndVisibleAsAGauge() {
-    assertThat(events.named("fencing.disabled"))
+    assertThat(fx.events().named("fencing.disabled"))
         .singleElement()
         .satisfies(
             e -> {
@@ -59,13 +52,13 @@ class FencingDisabledNegativeControlTest {
               assertThat(e.get("guard")).isEqualTo("paydb");
             });
     SimpleMeterRegistry defaultMeters = new SimpleMeterRegistry();
-    new PaymentResource(db.dataSource(), defaultMeters);
-    assertThat(events.named("fencing.disabled")).hasSize(1);
+    new PaymentResource(fx.dataSource(), defaultMeters);
+    assertThat(fx.events().named("fencing.disabled")).hasSize(1);
     assertThat(defaultMeters.get("fencepost.fencing.enabled").tag("guard", "paydb").gauge().value())
         .isEqualTo(1.0);
     SimpleMeterRegistry experimentMeters = new SimpleMeterRegistry();
     new PaymentResource(
-        db.dataSource(),
+        fx.dataSource(),
         experimentMeters,
         PaymentResourceOptions.defaults().withFencingMode(FencingMode.EXPERIMENT_DISABLED));
     assertThat(
@@ -91,8 +84,8 @@ class FencingDisabledNegativeControlTest {
     assertThat(History.nonDecreasing(tokensOf(exposed))).isFalse();
     assertThat(History.nonDecreasing(tokensOf(guarded))).isTrue();
     // The fence itself never goes down, even in the experiment (GREATEST).
-    assertThat(paydb.fence(landed.accountId())).isEqualTo(T2.value());
-    assertThat(meters.get("fencepost.fence.rejections").counter().count()).isEqualTo(1.0);
+    assertThat(fx.paydb().fence(landed.accountId())).isEqualTo(T2.value());
+    assertThat(fx.meters().get("fencepost.fence.rejections").counter().count()).isEqualTo(1.0);
   }
 
   @Test
@@ -107,30 +100,31 @@ class FencingDisabledNegativeControlTest {
     assertThat(guarded)
         .extracting(Payout::state)
         .containsExactly(PayoutState.POSTED, PayoutState.PENDING);
-    assertThat(paydb.balance(fencedAccount)).isEqualTo(3_000 - 2_500);
+    assertThat(fx.paydb().balance(fencedAccount)).isEqualTo(3_000 - 2_500);
 
     assertThat(exposed)
         .extracting(Payout::state)
         .containsExactly(PayoutState.POSTED, PayoutState.POSTED);
-    assertThat(paydb.balance(unfencedAccount)).isEqualTo(3_000 - 2 * 2_500);
+    assertThat(fx.paydb().balance(unfencedAccount)).isEqualTo(3_000 - 2 * 2_500);
     // The ledger still balances: fencing, not double entry, is what prevents this (INV-01 vs
     // INV-03).
     assertThat(unfenced.ledgerAudit().driftOf(unfencedAccount)).isEmpty();
   }
 
   private PayoutId claimedByW1ThenTakenOverByW2(PaymentResource resource) {
-    Scenarios scenarios = new Scenarios(resource, new PayoutIntake(db.dataSource(), "neg"));
-    Payout payout = scenarios.payoutIn(PayoutState.CLAIMED);
-    resource.reclaim(payout.id(), T2, W2);
-    return payout.id();
+    return scenariosOn(resource).takenOverFromW1().id();
   }
 
   private AccountId accountWithTwoPayouts(PaymentResource resource) {
-    Scenarios scenarios = new Scenarios(resource, new PayoutIntake(db.dataSource(), "neg"));
+    Scenarios scenarios = scenariosOn(resource);
     AccountId account = scenarios.account(3_000);
     scenarios.pending(account, 2_500);
     scenarios.pending(account, 2_500);
     return account;
+  }
+
+  private static Scenarios scenariosOn(PaymentResource resource) {
+    return new Scenarios(resource, new PayoutIntake(fx.dataSource(), "neg"));
   }
 
   /**
@@ -139,7 +133,7 @@ class FencingDisabledNegativeControlTest {
    */
   private List<Payout> runStaleSecondClaim(PaymentResource resource, AccountId account) {
     List<PayoutId> ids =
-        paydb
+        fx.paydb()
             .jdbc()
             .sql("SELECT id FROM payout WHERE account_id = :a ORDER BY created_at, id")
             .param("a", account.value())
@@ -168,7 +162,7 @@ class FencingDisabledNegativeControlTest {
   }
 
   private List<Long> tokensOf(PayoutId payout) {
-    return paydb.auditOf(payout).stream()
+    return fx.paydb().auditOf(payout).stream()
         .map(row -> (Long) row.get("fencing_token"))
         .filter(token -> token != null)
         .toList();

@@ -4,14 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencepost.lock.FencingToken;
-import dev.fencepost.testsupport.logging.CapturedEvents;
-import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,38 +22,23 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Tag("NFR-07")
 class LedgerNegativeControlTest {
 
-  @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();
-  @RegisterExtension CapturedEvents events = new CapturedEvents();
-
-  static final FencingToken TOKEN = FencingToken.of(50);
-
-  SimpleMeterRegistry meters;
-  PaymentResource resource;
-  Scenarios scenarios;
-  Paydb paydb;
-
-  @BeforeEach
-  void setUp() {
-    meters = new SimpleMeterRegistry();
-    resource = new PaymentResource(db.dataSource(), meters);
-    scenarios = new Scenarios(resource, new PayoutIntake(db.dataSource(), "ledger-neg"));
-    paydb = new Paydb(db.dataSource());
-  }
+  @RegisterExtension static PaymentFixture fx = PaymentFixture.withLoader("ledger-neg");
 
   @Test
   void postingOntoACorruptedBalanceFailsItsAssertionAndRollsBackEverything() {
-    Payout acked = scenarios.payoutIn(PayoutState.RAIL_ACKED);
+    Payout acked = fx.scenarios().payoutIn(PayoutState.RAIL_ACKED);
     corruptBalance(acked.accountId(), 1);
-    var before = paydb.snapshot();
+    var before = fx.paydb().snapshot();
 
-    assertThatThrownBy(() -> resource.post(acked.id(), TOKEN, Actor.worker("w")))
+    assertThatThrownBy(() -> fx.resource().post(acked.id(), FencingToken.of(50), Actor.worker("w")))
         .isInstanceOf(LedgerImbalanceException.class)
         .hasMessageContaining("differs from the sum of its entries");
 
-    assertThat(paydb.snapshot()).isEqualTo(before); // no legs, no balance change, no fence advance
-    assertThat(resource.findPayout(acked.id()).orElseThrow().state())
+    assertThat(fx.paydb().snapshot())
+        .isEqualTo(before); // no legs, no balance change, no fence advance
+    assertThat(fx.resource().findPayout(acked.id()).orElseThrow().state())
         .isEqualTo(PayoutState.RAIL_ACKED);
-    assertThat(events.named("ledger.assertion_failed"))
+    assertThat(fx.events().named("ledger.assertion_failed"))
         .singleElement()
         .satisfies(
             e -> {
@@ -65,7 +46,7 @@ class LedgerNegativeControlTest {
               assertThat(e.get("level")).isEqualTo("ERROR");
             });
     assertThat(
-            meters
+            fx.meters()
                 .get("fencepost.ledger.assertion.failures")
                 .tag("check", "account_balance")
                 .counter()
@@ -75,25 +56,25 @@ class LedgerNegativeControlTest {
 
   @Test
   void ledgerAuditReportAnAccountWhoseBalanceDriftedFromItsEntries() {
-    AccountId account = scenarios.account(5_000);
-    assertThat(resource.ledgerAudit().driftOf(account)).isEmpty();
+    AccountId account = fx.scenarios().account(5_000);
+    assertThat(fx.resource().ledgerAudit().driftOf(account)).isEmpty();
 
     corruptBalance(account, -3);
 
-    assertThat(resource.ledgerAudit().driftOf(account))
+    assertThat(fx.resource().ledgerAudit().driftOf(account))
         .hasValueSatisfying(
             d -> {
               assertThat(d.balanceMinor()).isEqualTo(4_997);
               assertThat(d.ledgerSum()).isEqualTo(5_000);
             });
-    LedgerAudit.Report report = resource.ledgerAudit().check(1_000);
+    LedgerAudit.Report report = fx.resource().ledgerAudit().check(1_000);
     assertThat(report.clean()).isFalse();
     assertThat(report.balanceDrifts()).extracting(d -> d.accountId()).contains(account);
   }
 
   @Test
   void ledgerAuditReportAnUnbalancedGroupThatGotPastADisabledDatabaseGuard() {
-    AccountId account = scenarios.account(1_000);
+    AccountId account = fx.scenarios().account(1_000);
     UUID group = UUID.randomUUID();
     // Negative control of the deferred trigger as well: with it off, the unbalanced group commits.
     execute(
@@ -111,7 +92,7 @@ class LedgerNegativeControlTest {
             + "ALTER TABLE ledger_entry ENABLE TRIGGER ledger_entry_group_balances;"
             + "ALTER TABLE ledger_group ENABLE TRIGGER ledger_group_balances;");
 
-    LedgerAudit.Report report = resource.ledgerAudit().check(1_000);
+    LedgerAudit.Report report = fx.resource().ledgerAudit().check(1_000);
 
     assertThat(report.clean()).isFalse();
     assertThat(report.unbalancedGroups())
@@ -128,12 +109,12 @@ class LedgerNegativeControlTest {
 
   @Test
   void ledgerAuditReportAPostedPayoutWithoutAPostingGroup() {
-    Payout acked = scenarios.payoutIn(PayoutState.RAIL_ACKED);
+    Payout acked = fx.scenarios().payoutIn(PayoutState.RAIL_ACKED);
     // A "cleanup" that marks the payout POSTED without posting: the state lies about the ledger.
     execute(
         "UPDATE payout SET state = 'POSTED', finished_at = now() WHERE id = '" + acked.id() + "'");
 
-    LedgerAudit.Report report = resource.ledgerAudit().check(1_000);
+    LedgerAudit.Report report = fx.resource().ledgerAudit().check(1_000);
 
     assertThat(report.postingMismatches())
         .filteredOn(m -> m.payoutId().equals(acked.id()))
@@ -155,7 +136,7 @@ class LedgerNegativeControlTest {
   }
 
   private static void execute(String sql) {
-    try (Connection c = db.dataSource().getConnection();
+    try (Connection c = fx.dataSource().getConnection();
         Statement s = c.createStatement()) {
       s.execute(sql);
     } catch (SQLException e) {

@@ -4,12 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencepost.lock.FencingToken;
-import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.math.BigInteger;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,31 +18,20 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Tag("INV-03")
 class LedgerTest {
 
-  @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();
+  @RegisterExtension static PaymentFixture fx = PaymentFixture.withLoader("ledger");
 
   static final FencingToken TOKEN = FencingToken.of(42);
 
-  PaymentResource resource;
-  Scenarios scenarios;
-  Paydb paydb;
-
-  @BeforeEach
-  void setUp() {
-    resource = new PaymentResource(db.dataSource(), new SimpleMeterRegistry());
-    scenarios = new Scenarios(resource, new PayoutIntake(db.dataSource(), "ledger"));
-    paydb = new Paydb(db.dataSource());
-  }
-
   @Test
   void postingWritesTwoBalancedLegsUnderTheTokenAndMovesBothBalances() {
-    Payout acked = scenarios.payoutIn(PayoutState.RAIL_ACKED);
-    long clearingBefore = paydb.balance(AccountId.PAYOUT_CLEARING);
+    Payout acked = fx.scenarios().payoutIn(PayoutState.RAIL_ACKED);
+    long clearingBefore = fx.paydb().balance(AccountId.PAYOUT_CLEARING);
 
-    Payout posted = resource.post(acked.id(), TOKEN, Actor.worker("w"));
+    Payout posted = fx.resource().post(acked.id(), TOKEN, Actor.worker("w"));
 
     assertThat(posted.state()).isEqualTo(PayoutState.POSTED);
     List<Map<String, Object>> legs =
-        paydb
+        fx.paydb()
             .jdbc()
             .sql(
                 "SELECT e.account_id, e.counterparty_account_id, e.signed_amount, e.fencing_token,"
@@ -82,16 +68,17 @@ class LedgerTest {
                 "PAYOUT_POSTING",
                 "actor",
                 "w"));
-    assertThat(paydb.balance(acked.accountId())).isEqualTo(Scenarios.FUNDING - Scenarios.AMOUNT);
-    assertThat(paydb.balance(AccountId.PAYOUT_CLEARING))
+    assertThat(fx.paydb().balance(acked.accountId()))
+        .isEqualTo(Scenarios.FUNDING - Scenarios.AMOUNT);
+    assertThat(fx.paydb().balance(AccountId.PAYOUT_CLEARING))
         .isEqualTo(clearingBefore + Scenarios.AMOUNT);
-    assertThat(resource.ledgerAudit().driftOf(acked.accountId())).isEmpty();
-    assertThat(resource.ledgerAudit().check(10).clean()).isTrue();
+    assertThat(fx.resource().ledgerAudit().driftOf(acked.accountId())).isEmpty();
+    assertThat(fx.resource().ledgerAudit().check(10).clean()).isTrue();
   }
 
   @Test
   void noOtherTransitionMovesMoney() {
-    long entries = paydb.count("ledger_entry");
+    long entries = fx.paydb().count("ledger_entry");
     for (PayoutState state :
         List.of(
             PayoutState.CLAIMED,
@@ -100,48 +87,48 @@ class LedgerTest {
             PayoutState.RAIL_AMBIGUOUS,
             PayoutState.FAILED,
             PayoutState.ABANDONED)) {
-      AccountId account = scenarios.account(Scenarios.FUNDING);
+      AccountId account = fx.scenarios().account(Scenarios.FUNDING);
       entries += 2; // the funding group
-      scenarios.payoutIn(state, account);
-      assertThat(paydb.balance(account)).as(state.name()).isEqualTo(Scenarios.FUNDING);
+      fx.scenarios().payoutIn(state, account);
+      assertThat(fx.paydb().balance(account)).as(state.name()).isEqualTo(Scenarios.FUNDING);
     }
-    assertThat(paydb.count("ledger_entry")).isEqualTo(entries);
+    assertThat(fx.paydb().count("ledger_entry")).isEqualTo(entries);
   }
 
   @Test
   void aPayoutIsPostedAtMostOnce() {
-    Payout posted = scenarios.payoutIn(PayoutState.POSTED);
-    var before = paydb.snapshot();
+    Payout posted = fx.scenarios().payoutIn(PayoutState.POSTED);
+    var before = fx.paydb().snapshot();
 
-    assertThatThrownBy(() -> resource.post(posted.id(), TOKEN, Actor.worker("w")))
+    assertThatThrownBy(() -> fx.resource().post(posted.id(), TOKEN, Actor.worker("w")))
         .isInstanceOf(IllegalTransitionException.class);
 
-    assertThat(paydb.snapshot()).isEqualTo(before);
+    assertThat(fx.paydb().snapshot()).isEqualTo(before);
   }
 
   @Test
   void fundingIsABalancedGroupFromTheFundingSourceSoTheWholeLedgerSumsToZero() {
-    long sourceBefore = paydb.balance(AccountId.FUNDING_SOURCE);
+    long sourceBefore = fx.paydb().balance(AccountId.FUNDING_SOURCE);
 
-    AccountId account = scenarios.account(7_000);
+    AccountId account = fx.scenarios().account(7_000);
 
-    assertThat(paydb.balance(account)).isEqualTo(7_000);
-    assertThat(paydb.balance(AccountId.FUNDING_SOURCE)).isEqualTo(sourceBefore - 7_000);
-    assertThat(resource.ledgerAudit().globalSum()).isEqualTo(BigInteger.ZERO);
-    assertThat(resource.ledgerAudit().check(10).clean()).isTrue();
+    assertThat(fx.paydb().balance(account)).isEqualTo(7_000);
+    assertThat(fx.paydb().balance(AccountId.FUNDING_SOURCE)).isEqualTo(sourceBefore - 7_000);
+    assertThat(fx.resource().ledgerAudit().globalSum()).isEqualTo(BigInteger.ZERO);
+    assertThat(fx.resource().ledgerAudit().check(10).clean()).isTrue();
   }
 
   @Test
   void anAmbiguousPayoutResolvedAsSettledIsPostedByTheNextWorker() {
-    Payout ambiguous = scenarios.payoutIn(PayoutState.RAIL_AMBIGUOUS);
-    resource.resolveSettled(ambiguous.id(), TOKEN, Actor.reconciler("recon"), "R-9");
+    Payout ambiguous = fx.scenarios().payoutIn(PayoutState.RAIL_AMBIGUOUS);
+    fx.resource().resolveSettled(ambiguous.id(), TOKEN, Actor.reconciler("recon"), "R-9");
     FencingToken next = FencingToken.of(TOKEN.value() + 1);
 
-    Payout posted = resource.post(ambiguous.id(), next, Actor.worker("w-next"));
+    Payout posted = fx.resource().post(ambiguous.id(), next, Actor.worker("w-next"));
 
     assertThat(posted.state()).isEqualTo(PayoutState.POSTED);
-    assertThat(paydb.balance(ambiguous.accountId()))
+    assertThat(fx.paydb().balance(ambiguous.accountId()))
         .isEqualTo(Scenarios.FUNDING - Scenarios.AMOUNT);
-    assertThat(resource.ledgerAudit().check(10).clean()).isTrue();
+    assertThat(fx.resource().ledgerAudit().check(10).clean()).isTrue();
   }
 }

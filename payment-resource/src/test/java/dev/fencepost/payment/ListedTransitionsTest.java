@@ -4,11 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.payment.PayoutTransitions.Transition;
-import dev.fencepost.testsupport.logging.CapturedEvents;
-import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,23 +20,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Tag("FR-30")
 class ListedTransitionsTest {
 
-  @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();
-  @RegisterExtension CapturedEvents events = new CapturedEvents();
+  @RegisterExtension static PaymentFixture fx = PaymentFixture.withLoader("listed");
 
   static final FencingToken TOKEN = FencingToken.of(20);
-
-  SimpleMeterRegistry meters;
-  PaymentResource resource;
-  Scenarios scenarios;
-  Paydb paydb;
-
-  @BeforeEach
-  void setUp() {
-    meters = new SimpleMeterRegistry();
-    resource = new PaymentResource(db.dataSource(), meters);
-    scenarios = new Scenarios(resource, new PayoutIntake(db.dataSource(), "listed"));
-    paydb = new Paydb(db.dataSource());
-  }
 
   static Stream<Transition> rows() {
     return PayoutTransitions.rows().stream();
@@ -51,22 +33,23 @@ class ListedTransitionsTest {
   void everyListedTransitionIsAppliedAuditedAndSignalled(Transition row) {
     // FUNDS_INSUFFICIENT is what a claim becomes on an account that cannot cover the amount.
     AccountId account =
-        scenarios.account(
-            row.event() == PayoutEvent.FUNDS_INSUFFICIENT
-                ? Scenarios.AMOUNT - 1
-                : Scenarios.FUNDING);
-    Payout before = scenarios.payoutIn(row.from(), account);
+        fx.scenarios()
+            .account(
+                row.event() == PayoutEvent.FUNDS_INSUFFICIENT
+                    ? Scenarios.AMOUNT - 1
+                    : Scenarios.FUNDING);
+    Payout before = fx.scenarios().payoutIn(row.from(), account);
     Actor actor = Events.actorFor(row.trigger());
 
-    Payout after = Events.invoke(resource, row.event(), before.id(), TOKEN, actor);
+    Payout after = Events.invoke(fx.resource(), row.event(), before.id(), TOKEN, actor);
 
     assertThat(after.state()).isEqualTo(row.to());
     assertThat(after.tokenStamp()).isEqualTo(TOKEN.value());
     assertThat(after.version()).isEqualTo(before.version() + 1);
     assertThat(after.finishedAt() != null).isEqualTo(row.to().isTerminal());
     assertThat(after.clientReference()).isEqualTo(before.clientReference());
-    assertThat(paydb.fence(account)).isEqualTo(TOKEN.value());
-    assertThat(paydb.auditOf(before.id()))
+    assertThat(fx.paydb().fence(account)).isEqualTo(TOKEN.value());
+    assertThat(fx.paydb().auditOf(before.id()))
         .last()
         .satisfies(
             audit -> {
@@ -77,7 +60,7 @@ class ListedTransitionsTest {
               assertThat(audit.get("actor_role")).isEqualTo(row.trigger().name());
               assertThat(audit.get("actor_id")).isEqualTo(actor.id());
             });
-    assertThat(events.named("payout.transition"))
+    assertThat(fx.events().named("payout.transition"))
         .last()
         .satisfies(
             e -> {
@@ -89,7 +72,7 @@ class ListedTransitionsTest {
               assertThat(e.get("actor")).isEqualTo(actor.id());
             });
     assertThat(
-            meters
+            fx.meters()
                 .get("fencepost.payout.transitions")
                 .tag("from", row.from().name())
                 .tag("to", row.to().name())
@@ -101,11 +84,11 @@ class ListedTransitionsTest {
 
   @Test
   void claimRecordsTheClaimerAndAReclaimReplacesIt() {
-    Payout claimed = scenarios.payoutIn(PayoutState.CLAIMED);
+    Payout claimed = fx.scenarios().payoutIn(PayoutState.CLAIMED);
     assertThat(claimed.claimedBy()).isEqualTo(Scenarios.SETUP_WORKER.id());
     assertThat(claimed.claimedAt()).isNotNull();
 
-    Payout reclaimed = resource.reclaim(claimed.id(), TOKEN, Actor.worker("w-later"));
+    Payout reclaimed = fx.resource().reclaim(claimed.id(), TOKEN, Actor.worker("w-later"));
 
     assertThat(reclaimed.state()).isEqualTo(PayoutState.CLAIMED);
     assertThat(reclaimed.claimedBy()).isEqualTo("w-later");
@@ -115,11 +98,11 @@ class ListedTransitionsTest {
   @Test
   @Tag("A-09")
   void aClaimWithoutSufficientFundsFailsThePayoutWithItsReasonAndMovesNoMoney() {
-    AccountId poor = scenarios.account(Scenarios.AMOUNT - 1);
-    Payout pending = scenarios.pending(poor, Scenarios.AMOUNT);
-    long ledgerRows = paydb.count("ledger_entry");
+    AccountId poor = fx.scenarios().account(Scenarios.AMOUNT - 1);
+    Payout pending = fx.scenarios().pending(poor, Scenarios.AMOUNT);
+    long ledgerRows = fx.paydb().count("ledger_entry");
 
-    Payout failed = resource.claim(pending.id(), TOKEN, Actor.worker("w-1"));
+    Payout failed = fx.resource().claim(pending.id(), TOKEN, Actor.worker("w-1"));
 
     assertThat(failed.state()).isEqualTo(PayoutState.FAILED);
     assertThat(failed.failureReason())
@@ -129,11 +112,11 @@ class ListedTransitionsTest {
                 + ", required "
                 + Scenarios.AMOUNT);
     assertThat(failed.claimedBy()).isNull();
-    assertThat(paydb.count("ledger_entry")).isEqualTo(ledgerRows);
-    assertThat(paydb.balance(poor)).isEqualTo(Scenarios.AMOUNT - 1);
+    assertThat(fx.paydb().count("ledger_entry")).isEqualTo(ledgerRows);
+    assertThat(fx.paydb().balance(poor)).isEqualTo(Scenarios.AMOUNT - 1);
     // Still fenced: the refusal to pay is itself a write under the grant.
-    assertThat(paydb.fence(poor)).isEqualTo(TOKEN.value());
-    assertThat(paydb.auditOf(pending.id()))
+    assertThat(fx.paydb().fence(poor)).isEqualTo(TOKEN.value());
+    assertThat(fx.paydb().auditOf(pending.id()))
         .last()
         .extracting(a -> a.get("action"))
         .isEqualTo("FUNDS_INSUFFICIENT");
@@ -141,34 +124,32 @@ class ListedTransitionsTest {
 
   @Test
   void railOutcomesRecordTheirEvidence() {
+    PaymentResource resource = fx.resource();
+    Actor worker = Actor.worker("w");
+    Actor reconciler = Actor.reconciler("recon");
+
     Payout acked =
-        resource.recordRailAcked(
-            scenarios.payoutIn(PayoutState.RAIL_SUBMITTED).id(), TOKEN, Actor.worker("w"), "R-77");
+        resource.recordRailAcked(idIn(PayoutState.RAIL_SUBMITTED), TOKEN, worker, "R-77");
     assertThat(acked.railReference()).isEqualTo("R-77");
     assertThat(acked.settledAt()).isNotNull();
     assertThat(acked.submittedAt()).isNotNull();
 
     Payout declined =
-        resource.recordRailDeclined(
-            scenarios.payoutIn(PayoutState.RAIL_SUBMITTED).id(), TOKEN, Actor.worker("w"), "AC04");
+        resource.recordRailDeclined(idIn(PayoutState.RAIL_SUBMITTED), TOKEN, worker, "AC04");
     assertThat(declined.failureReason()).isEqualTo("rail declined: AC04");
     assertThat(declined.settledAt()).isNull();
 
     Payout absent =
         resource.resolveAbsent(
-            scenarios.payoutIn(PayoutState.RAIL_AMBIGUOUS).id(),
+            idIn(PayoutState.RAIL_AMBIGUOUS),
             TOKEN,
-            Actor.reconciler("recon"),
+            reconciler,
             "no movement for fp-ref after 24h");
     assertThat(absent.failureReason())
         .isEqualTo("rail lookup found no movement: no movement for fp-ref after 24h");
 
     Payout settled =
-        resource.resolveSettled(
-            scenarios.payoutIn(PayoutState.RAIL_AMBIGUOUS).id(),
-            TOKEN,
-            Actor.reconciler("recon"),
-            "R-78");
+        resource.resolveSettled(idIn(PayoutState.RAIL_AMBIGUOUS), TOKEN, reconciler, "R-78");
     assertThat(settled.state()).isEqualTo(PayoutState.RAIL_ACKED);
     assertThat(settled.railReference()).isEqualTo("R-78");
   }
@@ -176,13 +157,14 @@ class ListedTransitionsTest {
   @Test
   void operatorActionsRecordWhoAndWhy() {
     Payout cancelled =
-        resource.cancel(
-            scenarios.payoutIn(PayoutState.PENDING).id(),
-            TOKEN,
-            Actor.operator("alice"),
-            "  duplicate instruction  ");
+        fx.resource()
+            .cancel(
+                idIn(PayoutState.PENDING),
+                TOKEN,
+                Actor.operator("alice"),
+                "  duplicate instruction  ");
     assertThat(cancelled.failureReason()).isEqualTo("operator alice: duplicate instruction");
-    assertThat(paydb.auditOf(cancelled.id()))
+    assertThat(fx.paydb().auditOf(cancelled.id()))
         .last()
         .satisfies(
             a -> {
@@ -190,5 +172,10 @@ class ListedTransitionsTest {
               assertThat(a.get("actor_id")).isEqualTo("alice");
               assertThat(a.get("reason")).isEqualTo("duplicate instruction");
             });
+  }
+
+  /** A fresh payout in {@code state}, arranged by {@link Scenarios}. */
+  private static PayoutId idIn(PayoutState state) {
+    return fx.scenarios().payoutIn(state).id();
   }
 }

@@ -15,6 +15,13 @@ final class Scenarios {
   static final Actor SETUP_WORKER = Actor.worker("setup-worker");
   static final Actor SETUP_OPERATOR = Actor.operator("setup-operator");
 
+  // UC-03's cast, for the tests that replay a takeover: W1 arranged the payouts under T1 and froze;
+  // its lease expired and W2 took over under T2 (not T1 + 1: tokens only need to increase).
+  static final Actor W1 = SETUP_WORKER;
+  static final FencingToken T1 = SETUP_TOKEN;
+  static final Actor W2 = Actor.worker("w2");
+  static final FencingToken T2 = FencingToken.of(T1.value() + 7);
+
   private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
   private final PaymentResource resource;
@@ -41,6 +48,14 @@ final class Scenarios {
    */
   Payout payoutIn(PayoutState state) {
     return payoutIn(state, account(FUNDING));
+  }
+
+  /**
+   * UC-03's takeover: a payout W1 claimed under T1 and, once W1's lease expired, W2 reclaimed under
+   * T2; as W2 left it. W1, frozen meanwhile, does not know.
+   */
+  Payout takenOverFromW1() {
+    return resource.reclaim(payoutIn(PayoutState.CLAIMED).id(), T2, W2);
   }
 
   Payout payoutIn(PayoutState state, AccountId account) {

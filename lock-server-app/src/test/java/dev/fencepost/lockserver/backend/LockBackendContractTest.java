@@ -52,6 +52,35 @@ public abstract class LockBackendContractTest {
     return backend().createSession(owner, LONG_TTL).sessionId();
   }
 
+  /**
+   * A key held by a session: the key and session the holder asked with, and the grant it got. A
+   * holder renews and releases with what it asked with and the token it was given.
+   */
+  protected record Held(LockKey key, SessionId session, LockGrant grant) {
+    FencingToken token() {
+      return grant.token();
+    }
+  }
+
+  /** A fresh key, acquired by a new long-lived session of {@code owner}. */
+  protected Held holdFreshKey(String owner) {
+    return holdFreshKey(session(owner));
+  }
+
+  /** A fresh key, acquired by {@code session}. */
+  protected Held holdFreshKey(SessionId session) {
+    LockKey key = freshKey();
+    return new Held(key, session, backend().acquire(key, session, Duration.ZERO));
+  }
+
+  protected LockGrant renew(Held held) {
+    return backend().renew(held.key(), held.session(), held.token());
+  }
+
+  protected void release(Held held) {
+    backend().release(held.key(), held.session(), held.token());
+  }
+
   // --- Lock lifecycle ---------------------------------------------------------------------
 
   @Test
@@ -73,16 +102,14 @@ public abstract class LockBackendContractTest {
   @Test
   @Tag("FR-02")
   void theHoldingSessionAcquiringAgainGetsTheSameTokenNotANewOne() {
-    SessionId s = session("alice");
-    LockKey key = freshKey();
-    LockGrant first = backend().acquire(key, s, Duration.ZERO);
+    Held first = holdFreshKey("alice");
 
-    LockGrant again = backend().acquire(key, s, Duration.ZERO);
+    LockGrant again = backend().acquire(first.key(), first.session(), Duration.ZERO);
 
     assertThat(again.token()).isEqualTo(first.token());
     // ...and no token was minted by the retry: the next grant is the next token ever issued.
-    backend().release(key, s, again.token());
-    LockGrant next = backend().acquire(key, session("bob"), Duration.ZERO);
+    backend().release(first.key(), first.session(), again.token());
+    LockGrant next = backend().acquire(first.key(), session("bob"), Duration.ZERO);
     assertThat(next.token()).isGreaterThan(first.token());
   }
 
@@ -90,13 +117,12 @@ public abstract class LockBackendContractTest {
   @Tag("FR-01")
   @Tag("INV-06")
   void anotherSessionIsRefusedWhileTheKeyIsHeld() {
-    LockKey key = freshKey();
-    LockGrant held = backend().acquire(key, session("alice"), Duration.ZERO);
+    Held held = holdFreshKey("alice");
 
-    assertThatThrownBy(() -> backend().acquire(key, session("bob"), Duration.ZERO))
+    assertThatThrownBy(() -> backend().acquire(held.key(), session("bob"), Duration.ZERO))
         .isInstanceOf(LockNotAcquiredException.class);
 
-    LockInfo info = backend().inspect(key);
+    LockInfo info = backend().inspect(held.key());
     assertThat(info.held()).isTrue();
     assertThat(info.token()).isEqualTo(held.token());
     assertThat(info.owner()).isEqualTo("alice");
@@ -105,72 +131,60 @@ public abstract class LockBackendContractTest {
   @Test
   @Tag("FR-06")
   void renewExtendsTheLeaseAndKeepsTheToken() {
-    SessionId s = backend().createSession("alice", shortTtl()).sessionId();
-    LockKey key = freshKey();
-    LockGrant grant = backend().acquire(key, s, Duration.ZERO);
+    Held held = holdFreshKey(backend().createSession("alice", shortTtl()).sessionId());
 
-    LockGrant renewed = backend().renew(key, s, grant.token());
+    LockGrant renewed = renew(held);
 
-    assertThat(renewed.token()).isEqualTo(grant.token());
-    assertThat(renewed.expiresAt()).isAfterOrEqualTo(grant.expiresAt());
+    assertThat(renewed.token()).isEqualTo(held.token());
+    assertThat(renewed.expiresAt()).isAfterOrEqualTo(held.grant().expiresAt());
   }
 
   @Test
   @Tag("FR-06")
   void renewOfAGrantThatIsNoLongerValidFailsExplicitly() {
-    SessionId s = session("alice");
-    LockKey key = freshKey();
-    LockGrant grant = backend().acquire(key, s, Duration.ZERO);
-    backend().release(key, s, grant.token());
+    Held held = holdFreshKey("alice");
+    release(held);
 
-    assertThatThrownBy(() -> backend().renew(key, s, grant.token()))
-        .isInstanceOf(LockLostException.class);
+    assertThatThrownBy(() -> renew(held)).isInstanceOf(LockLostException.class);
   }
 
   @Test
   @Tag("FR-06")
   void renewWithAnotherTokenThanTheHeldOneFails() {
-    SessionId s = session("alice");
-    LockKey key = freshKey();
-    LockGrant grant = backend().acquire(key, s, Duration.ZERO);
+    Held held = holdFreshKey("alice");
+    FencingToken another = FencingToken.of(held.token().value() + 1_000_000);
 
-    assertThatThrownBy(
-            () -> backend().renew(key, s, FencingToken.of(grant.token().value() + 1_000_000)))
+    assertThatThrownBy(() -> backend().renew(held.key(), held.session(), another))
         .isInstanceOf(LockLostException.class);
-    assertThat(backend().inspect(key).token()).isEqualTo(grant.token());
+    assertThat(backend().inspect(held.key()).token()).isEqualTo(held.token());
   }
 
   @Test
   @Tag("FR-05")
   void releaseIsACompareAndDeleteOnTheHoldersOwnGrant() {
-    SessionId alice = session("alice");
+    Held alice = holdFreshKey("alice");
     SessionId bob = session("bob");
-    LockKey key = freshKey();
-    LockGrant grant = backend().acquire(key, alice, Duration.ZERO);
+    FencingToken another = FencingToken.of(alice.token().value() + 1);
 
-    assertThatThrownBy(() -> backend().release(key, bob, grant.token()))
+    assertThatThrownBy(() -> backend().release(alice.key(), bob, alice.token()))
         .isInstanceOf(NotHolderException.class);
-    assertThatThrownBy(
-            () -> backend().release(key, alice, FencingToken.of(grant.token().value() + 1)))
+    assertThatThrownBy(() -> backend().release(alice.key(), alice.session(), another))
         .isInstanceOf(NotHolderException.class);
-    assertThat(backend().inspect(key).held()).isTrue();
+    assertThat(backend().inspect(alice.key()).held()).isTrue();
 
-    backend().release(key, alice, grant.token());
+    release(alice);
 
-    assertThat(backend().inspect(key).held()).isFalse();
-    assertThatThrownBy(() -> backend().release(key, alice, grant.token()))
-        .isInstanceOf(NotHolderException.class);
+    assertThat(backend().inspect(alice.key()).held()).isFalse();
+    assertThatThrownBy(() -> release(alice)).isInstanceOf(NotHolderException.class);
   }
 
   @Test
   @Tag("FR-02")
   void aReleasedKeyIsGrantedAgainWithAStrictlyHigherToken() {
-    LockKey key = freshKey();
-    SessionId alice = session("alice");
-    LockGrant first = backend().acquire(key, alice, Duration.ZERO);
-    backend().release(key, alice, first.token());
+    Held first = holdFreshKey("alice");
+    release(first);
 
-    LockGrant second = backend().acquire(key, session("bob"), Duration.ZERO);
+    LockGrant second = backend().acquire(first.key(), session("bob"), Duration.ZERO);
 
     assertThat(second.token()).isGreaterThan(first.token());
   }
@@ -178,9 +192,7 @@ public abstract class LockBackendContractTest {
   @Test
   @Tag("FR-03")
   void anUnrenewedLeaseExpiresAndAnotherSessionTakesOverWithAHigherToken() {
-    LockKey key = freshKey();
-    SessionId shortLived = backend().createSession("sleeper", shortTtl()).sessionId();
-    LockGrant old = backend().acquire(key, shortLived, Duration.ZERO);
+    Held old = holdFreshKey(backend().createSession("sleeper", shortTtl()).sessionId());
     SessionId bob = session("bob");
 
     LockGrant taken =
@@ -188,44 +200,39 @@ public abstract class LockBackendContractTest {
             .atMost(shortTtl().multipliedBy(3).plusSeconds(5))
             .pollInterval(Duration.ofMillis(100))
             .ignoreException(LockNotAcquiredException.class)
-            .until(() -> backend().acquire(key, bob, Duration.ZERO), g -> g != null);
+            .until(() -> backend().acquire(old.key(), bob, Duration.ZERO), g -> g != null);
 
     assertThat(taken.token()).isGreaterThan(old.token());
-    assertThatThrownBy(() -> backend().renew(key, shortLived, old.token()))
-        .isInstanceOf(LockLostException.class);
+    assertThatThrownBy(() -> renew(old)).isInstanceOf(LockLostException.class);
   }
 
   @Test
   @Tag("FR-04")
   void closingASessionReleasesEveryLockOfItInOneAction() {
     SessionId s = session("alice");
-    LockKey k1 = freshKey();
-    LockKey k2 = freshKey();
-    backend().acquire(k1, s, Duration.ZERO);
-    backend().acquire(k2, s, Duration.ZERO);
+    Held first = holdFreshKey(s);
+    Held second = holdFreshKey(s);
 
     backend().closeSession(s);
 
-    assertThat(backend().inspect(k1).held()).isFalse();
-    assertThat(backend().inspect(k2).held()).isFalse();
+    assertThat(backend().inspect(first.key()).held()).isFalse();
+    assertThat(backend().inspect(second.key()).held()).isFalse();
     SessionId bob = session("bob");
-    backend().acquire(k1, bob, Duration.ZERO);
-    backend().acquire(k2, bob, Duration.ZERO);
+    backend().acquire(first.key(), bob, Duration.ZERO);
+    backend().acquire(second.key(), bob, Duration.ZERO);
   }
 
   @Test
   @Tag("FR-04")
   void sessionExpiryReleasesEveryLockOfIt() {
     SessionId s = backend().createSession("alice", shortTtl()).sessionId();
-    LockKey k1 = freshKey();
-    LockKey k2 = freshKey();
-    backend().acquire(k1, s, Duration.ZERO);
-    backend().acquire(k2, s, Duration.ZERO);
+    LockKey first = holdFreshKey(s).key();
+    LockKey second = holdFreshKey(s).key();
 
     await()
         .atMost(shortTtl().multipliedBy(3).plusSeconds(5))
         .pollInterval(Duration.ofMillis(100))
-        .until(() -> !backend().inspect(k1).held() && !backend().inspect(k2).held());
+        .until(() -> !backend().inspect(first).held() && !backend().inspect(second).held());
     assertThatThrownBy(() -> backend().keepAlive(s)).isInstanceOf(SessionNotFoundException.class);
   }
 
@@ -234,23 +241,21 @@ public abstract class LockBackendContractTest {
   @Tag("UC-06")
   @Tag("INV-04")
   void forceRevokeFreesTheKeyFencesTheOldHolderAndTheNextTokenIsHigher() {
-    SessionId alice = session("alice");
-    LockKey key = freshKey();
-    LockGrant grant = backend().acquire(key, alice, Duration.ZERO);
+    Held alice = holdFreshKey("alice");
 
-    RevokeResult result = backend().revoke(key, "oncall-jane", "holder unreachable, INC-42");
+    RevokeResult result =
+        backend().revoke(alice.key(), "oncall-jane", "holder unreachable, INC-42");
 
-    assertThat(result.revokedToken()).isEqualTo(grant.token());
+    assertThat(result.revokedToken()).isEqualTo(alice.token());
     assertThat(result.revokedOwner()).isEqualTo("alice");
-    assertThat(backend().inspect(key).held()).isFalse();
-    assertThatThrownBy(() -> backend().renew(key, alice, grant.token()))
+    assertThat(backend().inspect(alice.key()).held()).isFalse();
+    assertThatThrownBy(() -> renew(alice))
         .isInstanceOf(LockLostException.class)
         .extracting(e -> ((LockLostException) e).reason())
         .isEqualTo(LockLostException.Reason.REVOKED);
-    assertThatThrownBy(() -> backend().release(key, alice, grant.token()))
-        .isInstanceOf(NotHolderException.class);
-    LockGrant next = backend().acquire(key, session("bob"), Duration.ZERO);
-    assertThat(next.token()).isGreaterThan(grant.token());
+    assertThatThrownBy(() -> release(alice)).isInstanceOf(NotHolderException.class);
+    LockGrant next = backend().acquire(alice.key(), session("bob"), Duration.ZERO);
+    assertThat(next.token()).isGreaterThan(alice.token());
   }
 
   @Test
@@ -263,26 +268,24 @@ public abstract class LockBackendContractTest {
 
   @Test
   void aWaitingAcquireIsGrantedAsSoonAsTheHolderReleases() throws Exception {
-    LockKey key = freshKey();
-    SessionId alice = session("alice");
+    Held alice = holdFreshKey("alice");
+    LockKey key = alice.key();
     SessionId bob = session("bob");
-    LockGrant held = backend().acquire(key, alice, Duration.ZERO);
 
     CompletableFuture<LockGrant> waiting =
         CompletableFuture.supplyAsync(() -> backend().acquire(key, bob, Duration.ofSeconds(20)));
     await().atMost(Duration.ofSeconds(10)).until(() -> backend().inspect(key).waiters() == 1);
-    backend().release(key, alice, held.token());
+    release(alice);
 
     LockGrant granted = waiting.get(15, TimeUnit.SECONDS);
     assertThat(granted.sessionId()).isEqualTo(bob);
-    assertThat(granted.token()).isGreaterThan(held.token());
+    assertThat(granted.token()).isGreaterThan(alice.token());
     assertThat(backend().inspect(key).waiters()).isZero();
   }
 
   @Test
   void aWaitingAcquireGivesUpAtItsDeadline() {
-    LockKey key = freshKey();
-    backend().acquire(key, session("alice"), Duration.ZERO);
+    LockKey key = holdFreshKey("alice").key();
     SessionId bob = session("bob");
 
     assertThatThrownBy(() -> backend().acquire(key, bob, Duration.ofMillis(300)))
@@ -331,8 +334,7 @@ public abstract class LockBackendContractTest {
   @Test
   void aSessionKeptAliveOutlivesItsTtl() {
     SessionId s = backend().createSession("alice", shortTtl()).sessionId();
-    LockKey key = freshKey();
-    LockGrant grant = backend().acquire(key, s, Duration.ZERO);
+    Held held = holdFreshKey(s);
     long until = System.nanoTime() + shortTtl().multipliedBy(2).toNanos();
 
     await()
@@ -344,7 +346,7 @@ public abstract class LockBackendContractTest {
               return System.nanoTime() > until;
             });
 
-    assertThat(backend().renew(key, s, grant.token()).token()).isEqualTo(grant.token());
+    assertThat(renew(held).token()).isEqualTo(held.token());
   }
 
   @Test
@@ -356,8 +358,7 @@ public abstract class LockBackendContractTest {
 
     SessionId s = backend().createSession("alice", shortTtl()).sessionId();
     // The session's lock becoming free is the observable sign that the backend expired it.
-    LockKey witness = freshKey();
-    backend().acquire(witness, s, Duration.ZERO);
+    LockKey witness = holdFreshKey(s).key();
     await()
         .atMost(shortTtl().multipliedBy(3).plusSeconds(5))
         .pollInterval(Duration.ofMillis(200))

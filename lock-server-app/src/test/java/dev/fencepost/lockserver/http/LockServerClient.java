@@ -7,6 +7,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -21,6 +23,12 @@ public final class LockServerClient {
 
   public LockServerClient(String baseUrl) {
     this.baseUrl = baseUrl;
+  }
+
+  /** A client of a lock server started in this JVM, on the loopback port it listens on. */
+  public static LockServerClient of(ConfigurableApplicationContext server) {
+    int port = ((WebServerApplicationContext) server).getWebServer().getPort();
+    return new LockServerClient("http://127.0.0.1:" + port);
   }
 
   /** A response: status, parsed body (null if empty) and the raw body. */
@@ -71,21 +79,25 @@ public final class LockServerClient {
   }
 
   public Response acquire(String key, String sessionId, long waitMillis) {
-    return post(
-        "/v1/locks/" + key + "/acquire",
-        "{\"sessionId\":\"" + sessionId + "\",\"waitMillis\":" + waitMillis + "}");
+    return onLock(
+        key, "acquire", "{\"sessionId\":\"" + sessionId + "\",\"waitMillis\":" + waitMillis + "}");
   }
 
   public Response renew(String key, String sessionId, long token) {
-    return post(
-        "/v1/locks/" + key + "/renew",
-        "{\"sessionId\":\"" + sessionId + "\",\"token\":" + token + "}");
+    return onLock(key, "renew", holder(sessionId, token));
   }
 
   public Response release(String key, String sessionId, long token) {
-    return post(
-        "/v1/locks/" + key + "/release",
-        "{\"sessionId\":\"" + sessionId + "\",\"token\":" + token + "}");
+    return onLock(key, "release", holder(sessionId, token));
+  }
+
+  private Response onLock(String key, String action, String body) {
+    return post("/v1/locks/" + key + "/" + action, body);
+  }
+
+  /** The body that names a grant's holder: its session and its token. */
+  private static String holder(String sessionId, long token) {
+    return "{\"sessionId\":\"" + sessionId + "\",\"token\":" + token + "}";
   }
 
   public Response revoke(String key, String operator, String reason) {

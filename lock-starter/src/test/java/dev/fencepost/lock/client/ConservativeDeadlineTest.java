@@ -6,30 +6,23 @@ import static org.awaitility.Awaitility.await;
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.LockLostException;
-import dev.fencepost.lock.client.impl.DefaultLockClient;
-import dev.fencepost.lock.client.impl.DefaultLockTemplate;
 import dev.fencepost.lock.client.testing.AdminApi;
 import dev.fencepost.lock.client.testing.Closer;
+import dev.fencepost.lock.client.testing.CutOffWorker;
+import dev.fencepost.lock.client.testing.OnEveryBackend;
 import dev.fencepost.lock.client.testing.RealLockServer;
-import dev.fencepost.lock.client.testing.StallableTcpProxy;
-import dev.fencepost.lock.client.testing.TestSettings;
+import dev.fencepost.lock.client.testing.Work;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,86 +42,59 @@ class ConservativeDeadlineTest {
 
   @RegisterExtension final CapturedEvents events = new CapturedEvents();
 
-  private final Closer closer = new Closer();
-  private final String key = "payout:deadline-" + UUID.randomUUID();
+  @RegisterExtension final Closer closer = new Closer();
 
-  @BeforeAll
-  static void startServers() {
-    // Before any CapturedEvents starts: a Spring Boot start re-initialises logging.
-    for (RealLockServer.Backend backend : RealLockServer.Backend.values()) {
-      RealLockServer.of(backend);
-    }
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    closer.close();
-  }
-
-  @ParameterizedTest(name = "{0}")
-  @EnumSource(RealLockServer.Backend.class)
+  @OnEveryBackend
   void theLocalDeadlineFiresBeforeTheServersExpiryAndWorkStopsBeforeItsNextSideEffect(
-      RealLockServer.Backend backend) throws Exception {
-    RealLockServer server = RealLockServer.of(backend);
+      RealLockServer server) throws Exception {
     AdminApi admin = server.admin();
-    StallableTcpProxy proxy = closer.register(new StallableTcpProxy(server.port()));
-    DefaultLockClient other =
-        closer.register(
-            client(TestSettings.against(server.baseUrl()).owner("other-worker").ttl(TTL)));
-    DefaultLockClient worker =
-        closer.register(
-            client(TestSettings.against(proxy.baseUrl()).owner("worker-behind-proxy").ttl(TTL)));
-    closer.register(proxy::resume);
+    CutOffWorker clients =
+        closer.register(new CutOffWorker(server, TTL, "worker-behind-proxy", "other-worker"));
     List<String> sideEffects = new CopyOnWriteArrayList<>();
     AtomicReference<Instant> lostAt = new AtomicReference<>();
     AtomicReference<LockLostException.Reason> lostReason = new AtomicReference<>();
     AtomicReference<FencingToken> workerToken = new AtomicReference<>();
-    CountDownLatch firstSideEffectDone = new CountDownLatch(1);
-    CountDownLatch nextStep = new CountDownLatch(1);
-    LockTemplate template = new DefaultLockTemplate(worker, Duration.ZERO);
+    Work.Checkpoint afterFirstSideEffect = new Work.Checkpoint();
 
     CompletableFuture<Void> work =
-        CompletableFuture.runAsync(
-            () ->
-                template.execute(
-                    key,
-                    lock -> {
-                      lock.onLost(
-                          (l, reason) -> {
-                            lostAt.compareAndSet(null, Instant.now());
-                            lostReason.set(reason);
-                          });
-                      workerToken.set(lock.token());
-                      lock.ensureHeld();
-                      sideEffects.add("claim under " + lock.token());
-                      firstSideEffectDone.countDown();
-                      awaitQuietly(nextStep);
-                      lock.ensureHeld();
-                      sideEffects.add("submit under " + lock.token());
-                      return null;
-                    }));
-    assertThat(firstSideEffectDone.await(10, TimeUnit.SECONDS)).isTrue();
+        clients.workerRuns(
+            lock -> {
+              lock.onLost(
+                  (l, reason) -> {
+                    lostAt.compareAndSet(null, Instant.now());
+                    lostReason.set(reason);
+                  });
+              workerToken.set(lock.token());
+              lock.ensureHeld();
+              sideEffects.add("claim under " + lock.token());
+              afterFirstSideEffect.reachAndWait();
+              lock.ensureHeld();
+              sideEffects.add("submit under " + lock.token());
+              return null;
+            });
+    assertThat(afterFirstSideEffect.reachedWithin(Duration.ofSeconds(10))).isTrue();
 
-    proxy.stall();
+    clients.stall();
 
     await().atMost(TTL.multipliedBy(2)).until(() -> lostAt.get() != null);
-    AdminApi.Inspection serverView = admin.inspect(key);
+    AdminApi.Inspection serverView = admin.inspect(clients.key());
     assertThat(lostReason.get()).isEqualTo(LockLostException.Reason.EXPIRED);
     assertThat(serverView.held()).as("the server still holds the lease").isTrue();
     assertThat(serverView.token()).isEqualTo(workerToken.get().value());
-    if (backend == RealLockServer.Backend.POSTGRES) {
+    if (server.backend() == RealLockServer.Backend.POSTGRES) {
       // PostgreSQL reports expiry to the microsecond; etcd counts whole seconds left, rounded
       // down, so its expiresAt is too coarse to compare with.
       assertThat(lostAt.get()).isBefore(serverView.expiresAt());
     }
 
     // The server then expires the lease on its own clock and another worker takes over.
-    try (HeldLock takeover = other.acquire(LockKey.of(key), Duration.ofSeconds(10))) {
+    try (HeldLock takeover =
+        clients.rival().acquire(LockKey.of(clients.key()), Duration.ofSeconds(10))) {
       Instant takenOverAt = Instant.now();
       assertThat(takeover.token().isNewerThan(workerToken.get())).isTrue();
       log.atInfo()
           .addKeyValue("event", "test.measured")
-          .addKeyValue("backend", backend)
+          .addKeyValue("backend", server.backend())
           .addKeyValue("ttlMillis", TTL.toMillis())
           .addKeyValue(
               "lostBeforeServerExpiryMillis",
@@ -138,11 +104,11 @@ class ConservativeDeadlineTest {
           .log(
               "{}: local deadline fired {} ms before the server's reported expiry and {} ms before"
                   + " another worker took over (ttl {} ms, margin 30%)",
-              backend,
+              server.backend(),
               Duration.between(lostAt.get(), serverView.expiresAt()).toMillis(),
               Duration.between(lostAt.get(), takenOverAt).toMillis(),
               TTL.toMillis());
-      nextStep.countDown();
+      afterFirstSideEffect.release();
       ExecutionException failure = catchExecution(work);
       assertThat(failure.getCause())
           .isInstanceOfSatisfying(
@@ -152,17 +118,10 @@ class ConservativeDeadlineTest {
     assertThat(sideEffects).containsExactly("claim under " + workerToken.get());
     assertThat(events.named("lock.lost"))
         .anySatisfy(
-            e -> assertThat(e).containsEntry("reason", "expired").containsEntry("key", key));
-  }
-
-  private static DefaultLockClient client(TestSettings settings) {
-    DefaultLockClient client =
-        new DefaultLockClient(
-            settings.timeouts(Duration.ofMillis(500), Duration.ofMillis(800)).build(),
-            LockClientMetrics.NOOP,
-            List.of());
-    client.start();
-    return client;
+            e ->
+                assertThat(e)
+                    .containsEntry("reason", "expired")
+                    .containsEntry("key", clients.key()));
   }
 
   private static ExecutionException catchExecution(CompletableFuture<?> future) throws Exception {
@@ -172,16 +131,5 @@ class ConservativeDeadlineTest {
       return e;
     }
     throw new AssertionError("the work completed although its lock was lost");
-  }
-
-  static void awaitQuietly(CountDownLatch latch) {
-    try {
-      if (!latch.await(30, TimeUnit.SECONDS)) {
-        throw new IllegalStateException("latch not released");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 }

@@ -9,12 +9,13 @@ import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+import static dev.fencepost.lock.client.testing.LockServerStubs.json;
+import static dev.fencepost.lock.client.testing.LockServerStubs.problemAnswer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import dev.fencepost.lock.LockKey;
@@ -25,6 +26,7 @@ import dev.fencepost.lock.client.impl.DefaultLockTemplate;
 import dev.fencepost.lock.client.impl.MicrometerLockClientMetrics;
 import dev.fencepost.lock.client.testing.LockServerStubs;
 import dev.fencepost.lock.client.testing.TestSettings;
+import dev.fencepost.lock.client.testing.Work;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -38,10 +40,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -63,27 +62,11 @@ class FailClosedTest {
   private static final String UNAVAILABLE =
       LockServerStubs.problem(503, "BACKEND_UNAVAILABLE", "lockdb unreachable");
 
-  private static WireMockServer lockServer;
+  @RegisterExtension static WireMockExtension lockServer = LockServerStubs.server();
 
   @RegisterExtension final CapturedEvents events = new CapturedEvents();
 
   private final List<DefaultLockClient> clients = new ArrayList<>();
-
-  @BeforeAll
-  static void startStub() {
-    lockServer = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
-    lockServer.start();
-  }
-
-  @AfterAll
-  static void stopStub() {
-    lockServer.stop();
-  }
-
-  @BeforeEach
-  void reset() {
-    lockServer.resetAll();
-  }
 
   @AfterEach
   void closeClients() {
@@ -92,7 +75,7 @@ class FailClosedTest {
 
   @Test
   void acquireFailsClosedWithinTheAttemptBoundSpreadByJitterAndTheWorkNeverRuns() throws Exception {
-    lockServer.stubFor(any(anyUrl()).willReturn(problem(503, UNAVAILABLE)));
+    lockServer.stubFor(any(anyUrl()).willReturn(problemAnswer(503, UNAVAILABLE)));
     int clientCount = 4;
     int maxAttempts = 6;
     Duration maxElapsed = Duration.ofSeconds(15);
@@ -115,7 +98,7 @@ class FailClosedTest {
       outcomes.add(
           CompletableFuture.supplyAsync(
               () -> {
-                ConservativeDeadlineTest.awaitQuietly(go);
+                Work.awaitQuietly(go);
                 try {
                   template.execute("payout:acc-1", lock -> workRuns.incrementAndGet());
                   return null;
@@ -166,7 +149,7 @@ class FailClosedTest {
 
   @Test
   void theTimeBudgetStopsRetriesBeforeTheAttemptBudget() {
-    lockServer.stubFor(any(anyUrl()).willReturn(problem(503, UNAVAILABLE)));
+    lockServer.stubFor(any(anyUrl()).willReturn(problemAnswer(503, UNAVAILABLE)));
     Duration maxElapsed = Duration.ofSeconds(2);
     DefaultLockClient client =
         client(
@@ -193,7 +176,7 @@ class FailClosedTest {
     lockServer.stubFor(
         post(urlPathEqualTo("/v1/sessions"))
             .willReturn(
-                problem(
+                problemAnswer(
                     400, LockServerStubs.problem(400, "INVALID_REQUEST", "ttl out of bounds"))));
     DefaultLockClient client =
         client(TestSettings.against(lockServer.baseUrl()).ttl(Duration.ofSeconds(30)));
@@ -289,7 +272,7 @@ class FailClosedTest {
         post(urlPathEqualTo("/v1/sessions/s-flaky/keepalive"))
             .inScenario("flaky")
             .whenScenarioStateIs(Scenario.STARTED)
-            .willReturn(problem(503, UNAVAILABLE))
+            .willReturn(problemAnswer(503, UNAVAILABLE))
             .willSetStateTo("recovered"));
     lockServer.stubFor(
         post(urlPathEqualTo("/v1/sessions/s-flaky/keepalive"))
@@ -351,11 +334,8 @@ class FailClosedTest {
   }
 
   private DefaultLockClient client(TestSettings settings, SimpleMeterRegistry registry) {
-    DefaultLockClient client =
-        new DefaultLockClient(
-            settings.build(), new MicrometerLockClientMetrics(registry), List.of());
+    DefaultLockClient client = settings.startClient(new MicrometerLockClientMetrics(registry));
     clients.add(client);
-    client.start();
     return client;
   }
 
@@ -377,21 +357,5 @@ class FailClosedTest {
       max = Math.max(max, Math.abs(gapA - gapB));
     }
     return max;
-  }
-
-  private static com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder problem(
-      int status, String body) {
-    return aResponse()
-        .withStatus(status)
-        .withHeader("Content-Type", LockServerStubs.PROBLEM_JSON)
-        .withBody(body);
-  }
-
-  private static com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder json(
-      int status, String body) {
-    return aResponse()
-        .withStatus(status)
-        .withHeader("Content-Type", "application/json")
-        .withBody(body);
   }
 }

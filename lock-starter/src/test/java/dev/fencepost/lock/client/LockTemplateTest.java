@@ -16,7 +16,6 @@ import dev.fencepost.lock.client.testing.TestSettings;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -51,17 +50,10 @@ class LockTemplateTest {
   @BeforeEach
   void startClients() {
     alice =
-        new DefaultLockClient(
-            TestSettings.against(server.baseUrl()).owner("alice").build(),
-            new MicrometerLockClientMetrics(registry),
-            List.of());
-    bob =
-        new DefaultLockClient(
-            TestSettings.against(server.baseUrl()).owner("bob").build(),
-            LockClientMetrics.NOOP,
-            List.of());
-    alice.start();
-    bob.start();
+        TestSettings.against(server.baseUrl())
+            .owner("alice")
+            .startClient(new MicrometerLockClientMetrics(registry));
+    bob = TestSettings.against(server.baseUrl()).owner("bob").startClient();
     aliceTemplate = new DefaultLockTemplate(alice, Duration.ZERO);
     bobTemplate = new DefaultLockTemplate(bob, Duration.ZERO);
   }

@@ -6,27 +6,20 @@ import static org.awaitility.Awaitility.await;
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.LockLostException;
-import dev.fencepost.lock.client.impl.DefaultLockClient;
-import dev.fencepost.lock.client.impl.DefaultLockTemplate;
 import dev.fencepost.lock.client.testing.Closer;
+import dev.fencepost.lock.client.testing.CutOffWorker;
+import dev.fencepost.lock.client.testing.OnEveryBackend;
 import dev.fencepost.lock.client.testing.RealLockServer;
-import dev.fencepost.lock.client.testing.StallableTcpProxy;
-import dev.fencepost.lock.client.testing.TestSettings;
+import dev.fencepost.lock.client.testing.Work;
 import java.time.Duration;
-import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * UC-03 from the client's side: a worker frozen by a stop-the-world pause longer than the TTL. The
@@ -41,82 +34,55 @@ class PausedHolderTest {
 
   private static final Duration TTL = Duration.ofSeconds(3);
 
-  private final Closer closer = new Closer();
-  private final String key = "payout:paused-" + UUID.randomUUID();
+  @RegisterExtension final Closer closer = new Closer();
 
-  @BeforeAll
-  static void startServers() {
-    // Before any CapturedEvents starts: a Spring Boot start re-initialises logging.
-    for (RealLockServer.Backend backend : RealLockServer.Backend.values()) {
-      RealLockServer.of(backend);
-    }
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    closer.close();
-  }
-
-  @ParameterizedTest(name = "{0}")
-  @EnumSource(RealLockServer.Backend.class)
+  @OnEveryBackend
   void afterAPauseLongerThanTheTtlEnsureHeldFailsAndThePausedTokenIsBelowTheNewHolders(
-      RealLockServer.Backend backend) throws Exception {
-    RealLockServer server = RealLockServer.of(backend);
-    StallableTcpProxy process = closer.register(new StallableTcpProxy(server.port()));
-    DefaultLockClient successor =
-        closer.register(
-            client(TestSettings.against(server.baseUrl()).owner("w2-successor").ttl(TTL)));
-    DefaultLockClient paused =
-        closer.register(
-            client(TestSettings.against(process.baseUrl()).owner("w1-paused").ttl(TTL)));
-    closer.register(process::resume);
+      RealLockServer server) throws Exception {
+    CutOffWorker clients =
+        closer.register(new CutOffWorker(server, TTL, "w1-paused", "w2-successor"));
     Fence guard = new Fence();
     AtomicReference<FencingToken> pausedToken = new AtomicReference<>();
     AtomicReference<LockLostException> seenAfterThaw = new AtomicReference<>();
     AtomicBoolean staleWriteAccepted = new AtomicBoolean();
     AtomicLong pauseNanos = new AtomicLong();
-    CountDownLatch frozen = new CountDownLatch(1);
-    CountDownLatch thaw = new CountDownLatch(1);
+    Work.Checkpoint pause = new Work.Checkpoint();
 
     CompletableFuture<Void> w1 =
-        CompletableFuture.runAsync(
-            () ->
-                new DefaultLockTemplate(paused, Duration.ZERO)
-                    .execute(
-                        key,
-                        lock -> {
-                          pausedToken.set(lock.token());
-                          lock.ensureHeld();
-                          assertThat(guard.write(lock.token())).isTrue(); // the claim
-                          lock.ensureHeld(); // passes: the pause comes after the check
-                          long pausedAt = System.nanoTime();
-                          process.stall();
-                          frozen.countDown();
-                          ConservativeDeadlineTest.awaitQuietly(thaw); // the pause itself
-                          pauseNanos.set(System.nanoTime() - pausedAt);
-                          // Thawed, with no knowledge that time passed. The write was already
-                          // past its check: only the token can stop it now.
-                          staleWriteAccepted.set(guard.write(lock.token()));
-                          try {
-                            lock.ensureHeld();
-                          } catch (LockLostException e) {
-                            seenAfterThaw.set(e);
-                            throw e;
-                          }
-                          return null;
-                        }));
-    assertThat(frozen.await(10, TimeUnit.SECONDS)).isTrue();
+        clients.workerRuns(
+            lock -> {
+              pausedToken.set(lock.token());
+              lock.ensureHeld();
+              assertThat(guard.write(lock.token())).isTrue(); // the claim
+              lock.ensureHeld(); // passes: the pause comes after the check
+              long pausedAt = System.nanoTime();
+              clients.stall();
+              pause.reachAndWait(); // the pause itself
+              pauseNanos.set(System.nanoTime() - pausedAt);
+              // Thawed, with no knowledge that time passed. The write was already past its
+              // check: only the token can stop it now.
+              staleWriteAccepted.set(guard.write(lock.token()));
+              try {
+                lock.ensureHeld();
+              } catch (LockLostException e) {
+                seenAfterThaw.set(e);
+                throw e;
+              }
+              return null;
+            });
+    assertThat(pause.reachedWithin(Duration.ofSeconds(10))).isTrue();
 
     long frozenAt = System.nanoTime();
     FencingToken successorToken;
-    try (HeldLock takeover = successor.acquire(LockKey.of(key), Duration.ofSeconds(10))) {
+    try (HeldLock takeover =
+        clients.rival().acquire(LockKey.of(clients.key()), Duration.ofSeconds(10))) {
       successorToken = takeover.token();
       assertThat(guard.write(successorToken)).isTrue();
     }
     // The takeover already proves the lease outlived; also make the pause exceed the TTL itself.
     await().atMost(TTL.multipliedBy(2)).until(() -> System.nanoTime() - frozenAt > TTL.toNanos());
-    process.resume();
-    thaw.countDown();
+    clients.resume();
+    pause.release();
 
     try {
       w1.get(10, TimeUnit.SECONDS);
@@ -128,16 +94,6 @@ class PausedHolderTest {
     assertThat(pausedToken.get().compareTo(successorToken)).isNegative();
     assertThat(staleWriteAccepted).as("the guard refused the stale token (INV-05)").isFalse();
     assertThat(guard.fence()).isEqualTo(successorToken.value());
-  }
-
-  private static DefaultLockClient client(TestSettings settings) {
-    DefaultLockClient client =
-        new DefaultLockClient(
-            settings.timeouts(Duration.ofMillis(500), Duration.ofMillis(800)).build(),
-            LockClientMetrics.NOOP,
-            List.of());
-    client.start();
-    return client;
   }
 
   /**

@@ -7,15 +7,15 @@ import dev.fencepost.lock.FencingToken;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.LockLostException;
 import dev.fencepost.lock.client.impl.DefaultLockClient;
-import dev.fencepost.lock.client.impl.DefaultLockTemplate;
 import dev.fencepost.lock.client.impl.MicrometerLockClientMetrics;
+import dev.fencepost.lock.client.testing.OnEveryBackend;
 import dev.fencepost.lock.client.testing.RealLockServer;
 import dev.fencepost.lock.client.testing.TestSettings;
+import dev.fencepost.lock.client.testing.Work;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -23,11 +23,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * UC-06 from the client's side: an operator force-revokes a held lock through the admin API, and
@@ -43,14 +40,6 @@ class RevokeTest {
   private final String key = "payout:revoke-" + UUID.randomUUID();
   private DefaultLockClient holder;
 
-  @BeforeAll
-  static void startServers() {
-    // Before any CapturedEvents starts: a Spring Boot start re-initialises logging.
-    for (RealLockServer.Backend backend : RealLockServer.Backend.values()) {
-      RealLockServer.of(backend);
-    }
-  }
-
   @AfterEach
   void stop() {
     if (holder != null) {
@@ -58,17 +47,13 @@ class RevokeTest {
     }
   }
 
-  @ParameterizedTest(name = "{0}")
-  @EnumSource(RealLockServer.Backend.class)
-  void aRevokedHolderSeesLockLostByItsNextHeartbeatWhileItsWorkIsBlocked(
-      RealLockServer.Backend backend) throws Exception {
-    RealLockServer server = RealLockServer.of(backend);
+  @OnEveryBackend
+  void aRevokedHolderSeesLockLostByItsNextHeartbeatWhileItsWorkIsBlocked(RealLockServer server)
+      throws Exception {
     holder =
-        new DefaultLockClient(
-            TestSettings.against(server.baseUrl()).owner("stuck-holder").build(),
-            new MicrometerLockClientMetrics(registry),
-            List.of());
-    holder.start();
+        TestSettings.against(server.baseUrl())
+            .owner("stuck-holder")
+            .startClient(new MicrometerLockClientMetrics(registry));
     AtomicReference<LockLostException.Reason> reason = new AtomicReference<>();
     AtomicLong heartbeatsAtLoss = new AtomicLong(-1);
     AtomicReference<FencingToken> token = new AtomicReference<>();
@@ -76,24 +61,22 @@ class RevokeTest {
     CountDownLatch lost = new CountDownLatch(1);
 
     CompletableFuture<Void> work =
-        CompletableFuture.runAsync(
-            () ->
-                new DefaultLockTemplate(holder, Duration.ZERO)
-                    .execute(
-                        key,
-                        lock -> {
-                          lock.onLost(
-                              (l, r) -> {
-                                heartbeatsAtLoss.set(heartbeats());
-                                reason.set(r);
-                                lost.countDown();
-                              });
-                          token.set(lock.token());
-                          holding.countDown();
-                          ConservativeDeadlineTest.awaitQuietly(lost); // the work is stuck
-                          lock.ensureHeld();
-                          return null;
-                        }));
+        Work.inBackground(
+            holder,
+            key,
+            lock -> {
+              lock.onLost(
+                  (l, r) -> {
+                    heartbeatsAtLoss.set(heartbeats());
+                    reason.set(r);
+                    lost.countDown();
+                  });
+              token.set(lock.token());
+              holding.countDown();
+              Work.awaitQuietly(lost); // the work is stuck
+              lock.ensureHeld();
+              return null;
+            });
     assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
     long heartbeatsBeforeRevoke = heartbeats();
 

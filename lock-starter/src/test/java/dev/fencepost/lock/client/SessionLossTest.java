@@ -10,7 +10,6 @@ import dev.fencepost.lock.client.testing.RealLockServer;
 import dev.fencepost.lock.client.testing.TestSettings;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -34,12 +33,7 @@ class SessionLossTest {
 
   @BeforeEach
   void start() {
-    client =
-        new DefaultLockClient(
-            TestSettings.against(server.baseUrl()).owner("session-loser").build(),
-            LockClientMetrics.NOOP,
-            List.of());
-    client.start();
+    client = TestSettings.against(server.baseUrl()).owner("session-loser").startClient();
   }
 
   @AfterEach

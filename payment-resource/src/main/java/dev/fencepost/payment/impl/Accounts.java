@@ -2,6 +2,7 @@ package dev.fencepost.payment.impl;
 
 import dev.fencepost.payment.AccountId;
 import dev.fencepost.payment.AccountView;
+import java.math.BigDecimal;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -18,18 +19,39 @@ public final class Accounts {
     this.jdbc = jdbc;
   }
 
+  /** An account's cached balance and the sum of its ledger entries, which INV-03 says are equal. */
+  public record BalanceAndEntries(BigDecimal balance, BigDecimal entrySum) {
+    public boolean agree() {
+      return balance.compareTo(entrySum) == 0;
+    }
+  }
+
   public Optional<AccountView> find(AccountId id) {
-    return jdbc.sql("SELECT " + Rows.ACCOUNT_COLUMNS + " FROM account WHERE id = :id")
+    return select(id, "");
+  }
+
+  /** Reads the account and holds its row lock until the transaction ends. */
+  public Optional<AccountView> lock(AccountId id) {
+    return select(id, " FOR UPDATE");
+  }
+
+  private Optional<AccountView> select(AccountId id, String lockClause) {
+    return jdbc.sql("SELECT " + Rows.ACCOUNT_COLUMNS + " FROM account WHERE id = :id" + lockClause)
         .param("id", id.value())
         .query(Rows.ACCOUNT)
         .optional();
   }
 
-  /** Reads the account and holds its row lock until the transaction ends. */
-  public Optional<AccountView> lock(AccountId id) {
-    return jdbc.sql("SELECT " + Rows.ACCOUNT_COLUMNS + " FROM account WHERE id = :id FOR UPDATE")
-        .param("id", id.value())
-        .query(Rows.ACCOUNT)
+  /** The per-account half of INV-03, read in one statement; empty when the account is unknown. */
+  public Optional<BalanceAndEntries> balanceAndEntries(AccountId id) {
+    return jdbc.sql(
+            """
+            SELECT a.balance_minor,
+                   (SELECT coalesce(sum(e.signed_amount), 0)
+                      FROM ledger_entry e WHERE e.account_id = a.id)
+              FROM account a WHERE a.id = :account""")
+        .param("account", id.value())
+        .query((rs, row) -> new BalanceAndEntries(rs.getBigDecimal(1), rs.getBigDecimal(2)))
         .optional();
   }
 

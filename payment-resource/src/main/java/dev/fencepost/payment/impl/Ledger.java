@@ -22,10 +22,12 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 public final class Ledger {
 
   private final JdbcClient jdbc;
+  private final Accounts accounts;
   private final PaymentSignals signals;
 
   public Ledger(JdbcClient jdbc, PaymentSignals signals) {
     this.jdbc = jdbc;
+    this.accounts = new Accounts(jdbc);
     this.signals = signals;
   }
 
@@ -110,28 +112,19 @@ public final class Ledger {
       throw new LedgerImbalanceException(
           "ledger group " + group + " sums to " + groupSum + ", not 0; rolled back (INV-03)");
     }
-    BigDecimal[] balanceAndSum =
-        jdbc.sql(
-                """
-                SELECT a.balance_minor,
-                       (SELECT coalesce(sum(e.signed_amount), 0)
-                          FROM ledger_entry e WHERE e.account_id = a.id)
-                  FROM account a WHERE a.id = :account""")
-            .param("account", account.value())
-            .query((rs, row) -> new BigDecimal[] {rs.getBigDecimal(1), rs.getBigDecimal(2)})
-            .single();
-    if (balanceAndSum[0].compareTo(balanceAndSum[1]) != 0) {
+    Accounts.BalanceAndEntries balance = accounts.balanceAndEntries(account).orElseThrow();
+    if (!balance.agree()) {
       signals.ledgerAssertionFailed(
           "account_balance",
           account.value(),
-          "balance " + balanceAndSum[0] + ", entries " + balanceAndSum[1]);
+          "balance " + balance.balance() + ", entries " + balance.entrySum());
       throw new LedgerImbalanceException(
           "account "
               + account
               + " balance "
-              + balanceAndSum[0]
+              + balance.balance()
               + " differs from the sum of its entries "
-              + balanceAndSum[1]
+              + balance.entrySum()
               + "; rolled back (INV-03)");
     }
   }

@@ -226,15 +226,7 @@ public final class PostgresLockBackend implements LockBackend {
       if (takenOver == 0) {
         return Attempt.held(held.expiresInMillis());
       }
-      jdbc.sql(
-              """
-              INSERT INTO lock_event (lock_key, token, session_id, kind)
-              VALUES (:key, :token, :sid, 'EXPIRED')
-              """)
-          .param("key", key.value())
-          .param("token", held.token())
-          .param("sid", held.sessionId())
-          .update();
+      recordEvent(key, held.token(), held.sessionId(), "EXPIRED");
     }
     // Claim the key first, with a placeholder token, and draw the token only once the key is ours.
     // Drawing it in the INSERT itself is wrong: a conflicting insert evaluates nextval before it
@@ -266,15 +258,7 @@ public final class PostgresLockBackend implements LockBackend {
             .param("key", key.value())
             .query(PostgresLockBackend::entryRow)
             .single();
-    jdbc.sql(
-            """
-            INSERT INTO lock_event (lock_key, token, session_id, kind)
-            VALUES (:key, :token, :sid, 'ACQUIRED')
-            """)
-        .param("key", key.value())
-        .param("token", row.token())
-        .param("sid", session)
-        .update();
+    recordEvent(key, row.token(), session, "ACQUIRED");
     return Attempt.granted(row.toGrant(key, sessionId));
   }
 
@@ -305,6 +289,23 @@ public final class PostgresLockBackend implements LockBackend {
     return renewed
         .map(row -> row.toGrant(key, sessionId))
         .orElseThrow(() -> lost(key, session.orElse(null), token));
+  }
+
+  /**
+   * Appends one entry to the grant history ({@code lock_event}, append-only), in the caller's
+   * transaction. {@code kind} is one the table's CHECK allows.
+   */
+  private void recordEvent(LockKey key, long token, UUID session, String kind) {
+    jdbc.sql(
+            """
+            INSERT INTO lock_event (lock_key, token, session_id, kind)
+            VALUES (:key, :token, :sid, :kind)
+            """)
+        .param("key", key.value())
+        .param("token", token)
+        .param("sid", session)
+        .param("kind", kind)
+        .update();
   }
 
   /** Works out, for the caller's benefit, why a grant is no longer valid. */
@@ -356,15 +357,7 @@ public final class PostgresLockBackend implements LockBackend {
                               .param("token", token.value())
                               .update();
                       if (n == 1) {
-                        jdbc.sql(
-                                """
-                                INSERT INTO lock_event (lock_key, token, session_id, kind)
-                                VALUES (:key, :token, :sid, 'RELEASED')
-                                """)
-                            .param("key", key.value())
-                            .param("token", token.value())
-                            .param("sid", session)
-                            .update();
+                        recordEvent(key, token.value(), session, "RELEASED");
                         notifyFreed(key.value());
                       }
                       return n;
@@ -435,16 +428,7 @@ public final class PostgresLockBackend implements LockBackend {
                           .param("owner", revoked.map(EntryRow::owner).orElse(null))
                           .update();
                       revoked.ifPresent(
-                          row ->
-                              jdbc.sql(
-                                      """
-                                      INSERT INTO lock_event (lock_key, token, session_id, kind)
-                                      VALUES (:key, :token, :sid, 'REVOKED')
-                                      """)
-                                  .param("key", key.value())
-                                  .param("token", row.token())
-                                  .param("sid", row.sessionId())
-                                  .update());
+                          row -> recordEvent(key, row.token(), row.sessionId(), "REVOKED"));
                       // Every later token comes from the same NO CYCLE sequence, so it is higher
                       // than the revoked one by construction (INV-04); nothing to advance.
                       notifyFreed(key.value());

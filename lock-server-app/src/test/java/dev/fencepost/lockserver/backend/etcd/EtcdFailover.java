@@ -9,12 +9,18 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Shared by the leader-kill and leader-pause tests: a backend wired as production wires it, the
- * record of each fault, and the report of what each election cost the clients (NFR-02).
+ * Shared by the leader-kill and leader-pause tests: the run itself (a workload of clients while
+ * faults are injected on a schedule), a backend wired as production wires it, the record of each
+ * fault, the report of what each election cost the clients (NFR-02), and the checks both make.
  */
 final class EtcdFailover {
 
@@ -53,6 +59,69 @@ final class EtcdFailover {
    * @param newLeader the member seen leading
    */
   record Fault(String description, long startNanos, long newLeaderNanos, String newLeader) {}
+
+  /**
+   * When the faults come: {@code count} of them, the first {@code first} after the clients start,
+   * then one every {@code every}; the clients run for {@code run} in all.
+   */
+  record Schedule(int count, Duration first, Duration every, Duration run) {
+    Duration at(int fault) {
+      return first.plus(every.multipliedBy(fault));
+    }
+  }
+
+  /**
+   * Injects one fault and says what it did. It may schedule its own follow-up (a thaw) on {@code
+   * scheduler}, and fail the run through {@code chaos} from there.
+   */
+  @FunctionalInterface
+  interface Injection {
+    Fault inject(ScheduledExecutorService scheduler, CompletableFuture<Void> chaos);
+  }
+
+  /**
+   * 8 clients on 5 keys under {@code keyPrefix} acquire and release for the schedule's run while
+   * {@code injection} faults the cluster on schedule; then every fault must have been injected, the
+   * cost of each election is reported, and {@link #assertSafeAndRecovered} holds.
+   */
+  static void runUnderFaults(
+      EtcdCluster cluster, String test, String keyPrefix, Schedule schedule, Injection injection)
+      throws Exception {
+    List<Fault> faults = new CopyOnWriteArrayList<>();
+    CompletableFuture<Void> chaos = new CompletableFuture<>();
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    try (Client client = client(cluster)) {
+      EtcdLockWorkload workload = new EtcdLockWorkload(backend(client, keyPrefix), 8, 5);
+      long runStart = System.nanoTime();
+      workload.start();
+      for (int i = 0; i < schedule.count(); i++) {
+        scheduler.schedule(
+            () -> {
+              try {
+                faults.add(injection.inject(scheduler, chaos));
+              } catch (RuntimeException | Error e) {
+                chaos.completeExceptionally(e);
+              }
+            },
+            schedule.at(i).toMillis(),
+            TimeUnit.MILLISECONDS);
+      }
+      scheduler.schedule(
+          () -> chaos.complete(null), schedule.run().toMillis(), TimeUnit.MILLISECONDS);
+
+      try {
+        chaos.get(schedule.run().plusMinutes(2).toSeconds(), TimeUnit.SECONDS);
+      } finally {
+        workload.stopAndJoin(Duration.ofSeconds(30));
+      }
+      long runEnd = System.nanoTime();
+
+      assertThat(faults).hasSize(schedule.count());
+      assertSafeAndRecovered(workload, faults, report(test, workload, faults, runStart, runEnd));
+    } finally {
+      scheduler.shutdownNow();
+    }
+  }
 
   /** Prints and logs, per fault, what the clients saw; returns the windows for assertions. */
   static List<EtcdLockWorkload.Window> report(

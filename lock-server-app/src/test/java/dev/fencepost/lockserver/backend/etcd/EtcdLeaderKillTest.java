@@ -4,14 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.launcher.etcd.EtcdMember;
 import dev.fencepost.testsupport.etcd.EtcdClusterExtension;
-import io.etcd.jetcd.Client;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,43 +33,14 @@ class EtcdLeaderKillTest {
 
   @Test
   void killingTheLeaderEveryTenSecondsNeverBreaksMutualExclusionOrTokenOrder() throws Exception {
-    List<EtcdFailover.Fault> faults = new CopyOnWriteArrayList<>();
-    CompletableFuture<Void> chaos = new CompletableFuture<>();
-    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
-    try (Client client = EtcdFailover.client(etcd.cluster())) {
-      EtcdLockWorkload workload =
-          new EtcdLockWorkload(EtcdFailover.backend(client, "/leader-kill/"), 8, 5);
-      long runStart = System.nanoTime();
-      workload.start();
-      for (int i = 1; i <= ELECTIONS; i++) {
-        scheduler.schedule(
-            () -> {
-              try {
-                faults.add(killAndRestartLeader());
-              } catch (RuntimeException | Error e) {
-                chaos.completeExceptionally(e);
-              }
-            },
-            EVERY.multipliedBy(i).toMillis(),
-            TimeUnit.MILLISECONDS);
-      }
-      scheduler.schedule(() -> chaos.complete(null), RUN.toMillis(), TimeUnit.MILLISECONDS);
+    EtcdFailover.runUnderFaults(
+        etcd.cluster(),
+        "leader kill",
+        "/leader-kill/",
+        new EtcdFailover.Schedule(ELECTIONS, EVERY, EVERY, RUN),
+        (scheduler, chaos) -> killAndRestartLeader());
 
-      try {
-        chaos.get(RUN.plusMinutes(2).toSeconds(), TimeUnit.SECONDS);
-      } finally {
-        workload.stopAndJoin(Duration.ofSeconds(30));
-      }
-      long runEnd = System.nanoTime();
-
-      assertThat(faults).hasSize(ELECTIONS);
-      List<EtcdLockWorkload.Window> windows =
-          EtcdFailover.report("leader kill", workload, faults, runStart, runEnd);
-      EtcdFailover.assertSafeAndRecovered(workload, faults, windows);
-      assertThat(etcd.cluster().members()).allMatch(EtcdMember::isRunning);
-    } finally {
-      scheduler.shutdownNow();
-    }
+    assertThat(etcd.cluster().members()).allMatch(EtcdMember::isRunning);
   }
 
   private static EtcdFailover.Fault killAndRestartLeader() {

@@ -6,7 +6,6 @@ import dev.fencepost.launcher.etcd.EtcdMember;
 import dev.fencepost.lock.LockGrant;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.SessionId;
-import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.lockserver.http.LockServerClient;
 import dev.fencepost.testsupport.etcd.EtcdClusterExtension;
 import io.etcd.jetcd.Client;
@@ -19,7 +18,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -99,18 +97,10 @@ class EtcdRestoreTest {
   void aLockServerStartedWithARevisionFloorServesOnlyTokensAboveIt() {
     long floor = grantAndRelease() + 300;
     ConfigurableApplicationContext server =
-        LockServerApplication.application()
-            .run(
-                "--server.port=0",
-                "--server.address=127.0.0.1",
-                "--fencepost.lock.backend=etcd",
-                "--fencepost.lock.etcd.endpoints=" + etcd.endpoints(),
-                "--fencepost.lock.etcd.key-prefix=/restore/",
-                "--fencepost.lock.etcd.revision-floor=" + floor,
-                "--logging.structured.format.console=");
+        EtcdLockServer.start(
+            etcd.endpoints(), "/restore/", "--fencepost.lock.etcd.revision-floor=" + floor);
     try {
-      int port = ((WebServerApplicationContext) server).getWebServer().getPort();
-      LockServerClient http = new LockServerClient("http://127.0.0.1:" + port);
+      LockServerClient http = LockServerClient.of(server);
       String session = http.newSession("worker");
 
       long token = http.acquire("payout:after-restore", session, 0).token();

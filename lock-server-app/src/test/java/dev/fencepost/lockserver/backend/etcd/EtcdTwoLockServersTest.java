@@ -3,7 +3,6 @@ package dev.fencepost.lockserver.backend.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.lockserver.backend.LockBackend;
 import dev.fencepost.lockserver.history.GrantHistory;
 import dev.fencepost.lockserver.http.LockServerClient;
@@ -25,7 +24,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -57,18 +55,9 @@ class EtcdTwoLockServersTest {
   }
 
   private static LockServerClient start(String endpoints) {
-    ConfigurableApplicationContext server =
-        LockServerApplication.application()
-            .run(
-                "--server.port=0",
-                "--server.address=127.0.0.1",
-                "--fencepost.lock.backend=etcd",
-                "--fencepost.lock.etcd.endpoints=" + endpoints,
-                "--fencepost.lock.etcd.key-prefix=/two-servers/",
-                "--logging.structured.format.console=");
+    ConfigurableApplicationContext server = EtcdLockServer.start(endpoints, "/two-servers/");
     servers.add(server);
-    int port = ((WebServerApplicationContext) server).getWebServer().getPort();
-    return new LockServerClient("http://127.0.0.1:" + port);
+    return LockServerClient.of(server);
   }
 
   private static String key() {

@@ -763,36 +763,28 @@ public final class DefaultLockClient implements StartableLockClient, SmartLifecy
 
   @Override
   public SessionStatus sessionStatus() {
-    int failures = consecutiveFailures.get();
     if (!running) {
-      return new SessionStatus(
-          SessionStatus.State.STOPPED,
-          null,
-          settings.ttl(),
-          Duration.ZERO,
-          live.size(),
-          failures,
-          lastError);
+      return status(SessionStatus.State.STOPPED, null, Duration.ZERO);
     }
     ClientSession s = session;
     if (s == null) {
-      return new SessionStatus(
-          SessionStatus.State.DISCONNECTED,
-          null,
-          settings.ttl(),
-          Duration.ZERO,
-          live.size(),
-          failures,
-          lastError);
+      return status(SessionStatus.State.DISCONNECTED, null, Duration.ZERO);
     }
     long remaining = s.confirmedAtNanos() + s.ttlNanos() - marginNanos - System.nanoTime();
-    return new SessionStatus(
+    return status(
         remaining > 0 ? SessionStatus.State.CONNECTED : SessionStatus.State.EXPIRED,
         s.id().value(),
+        Duration.ofNanos(Math.max(0, remaining)));
+  }
+
+  private SessionStatus status(SessionStatus.State state, String sessionId, Duration remaining) {
+    return new SessionStatus(
+        state,
+        sessionId,
         settings.ttl(),
-        Duration.ofNanos(Math.max(0, remaining)),
+        remaining,
         live.size(),
-        failures,
+        consecutiveFailures.get(),
         lastError);
   }
 

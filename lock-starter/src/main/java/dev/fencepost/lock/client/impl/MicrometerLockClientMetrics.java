@@ -33,30 +33,20 @@ public final class MicrometerLockClientMetrics implements LockClientMetrics {
   public static final String ACTIVE_GRANTS = "fencepost.lock.client.grants.active";
 
   private final MeterRegistry registry;
-  private final Map<AcquireOutcome, Timer> acquire = new EnumMap<>(AcquireOutcome.class);
-  private final Map<HeartbeatOutcome, Timer> heartbeat = new EnumMap<>(HeartbeatOutcome.class);
+  private final Map<AcquireOutcome, Timer> acquire;
+  private final Map<HeartbeatOutcome, Timer> heartbeat;
   private final Map<LockLostException.Reason, Counter> lost =
       new EnumMap<>(LockLostException.Reason.class);
 
   public MicrometerLockClientMetrics(MeterRegistry registry) {
     this.registry = registry;
     // Registered up front so dashboards and alerts see zeroes, not missing series.
-    for (AcquireOutcome outcome : AcquireOutcome.values()) {
-      acquire.put(
-          outcome,
-          Timer.builder(ACQUIRE)
-              .description("Lock acquires, from the first attempt to the outcome")
-              .tag("outcome", tag(outcome))
-              .register(registry));
-    }
-    for (HeartbeatOutcome outcome : HeartbeatOutcome.values()) {
-      heartbeat.put(
-          outcome,
-          Timer.builder(HEARTBEAT)
-              .description("Session keepalives sent by the heartbeat")
-              .tag("outcome", tag(outcome))
-              .register(registry));
-    }
+    acquire =
+        timerPerOutcome(
+            AcquireOutcome.class, ACQUIRE, "Lock acquires, from the first attempt to the outcome");
+    heartbeat =
+        timerPerOutcome(
+            HeartbeatOutcome.class, HEARTBEAT, "Session keepalives sent by the heartbeat");
     for (LockLostException.Reason reason : LockLostException.Reason.values()) {
       lost.put(
           reason,
@@ -65,6 +55,20 @@ public final class MicrometerLockClientMetrics implements LockClientMetrics {
               .tag("reason", tag(reason))
               .register(registry));
     }
+  }
+
+  private <E extends Enum<E>> Map<E, Timer> timerPerOutcome(
+      Class<E> outcomes, String name, String description) {
+    Map<E, Timer> timers = new EnumMap<>(outcomes);
+    for (E outcome : outcomes.getEnumConstants()) {
+      timers.put(
+          outcome,
+          Timer.builder(name)
+              .description(description)
+              .tag("outcome", tag(outcome))
+              .register(registry));
+    }
+    return timers;
   }
 
   @Override

@@ -5,12 +5,12 @@ import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+import static dev.fencepost.lock.client.testing.LockServerStubs.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.client.HeldLock;
 import dev.fencepost.lock.client.LockClientMetrics;
@@ -18,12 +18,11 @@ import dev.fencepost.lock.client.testing.LockServerStubs;
 import dev.fencepost.lock.client.testing.TestSettings;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * FR-11's arithmetic, with the server's answers pinned by WireMock: TTL 4 s and margin 30 % (1.2
@@ -35,23 +34,12 @@ class DeadlineArithmeticTest {
 
   private static final Duration MARGIN = Duration.ofMillis(1200);
 
-  private static WireMockServer server;
+  @RegisterExtension static WireMockExtension server = LockServerStubs.server();
+
   private DefaultLockClient client;
 
-  @BeforeAll
-  static void start() {
-    server = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
-    server.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.stop();
-  }
-
   @BeforeEach
-  void reset() {
-    server.resetAll();
+  void newClient() {
     client =
         new DefaultLockClient(
             TestSettings.against(server.baseUrl()).ttl(Duration.ofSeconds(4)).build(),
@@ -82,11 +70,7 @@ class DeadlineArithmeticTest {
     // PostgreSQL backend: the lock rides on a session lease last extended a while ago.
     stubSession(4000);
     stubGrant(2000);
-    server.stubFor(
-        post(urlPathMatching("/v1/locks/.*/renew"))
-            .willReturn(
-                json(200, LockServerStubs.grant("payout:acc-1", "s", 1, 4000))
-                    .withFixedDelay(3000)));
+    stubRenew(4000, Duration.ofSeconds(3));
 
     try (HeldLock lock = client.acquire(LockKey.of("payout:acc-1"), Duration.ZERO)) {
       assertThat(lock.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(2).minus(MARGIN));
@@ -97,9 +81,7 @@ class DeadlineArithmeticTest {
   void aShortLeaseIsRenewedAtOnceToAFullDeadline() {
     stubSession(4000);
     stubGrant(2000);
-    server.stubFor(
-        post(urlPathMatching("/v1/locks/.*/renew"))
-            .willReturn(json(200, LockServerStubs.grant("payout:acc-1", "s", 1, 4000))));
+    stubRenew(4000, Duration.ZERO);
 
     try (HeldLock lock = client.acquire(LockKey.of("payout:acc-1"), Duration.ZERO)) {
       await()
@@ -114,9 +96,7 @@ class DeadlineArithmeticTest {
   void aServerThatGrantsAShorterTtlIsTrustedOnlyForWhatItGranted() {
     stubSession(2000);
     stubGrant(2000);
-    server.stubFor(
-        post(urlPathMatching("/v1/locks/.*/renew"))
-            .willReturn(json(200, LockServerStubs.grant("payout:acc-1", "s", 1, 2000))));
+    stubRenew(2000, Duration.ZERO);
 
     try (HeldLock lock = client.acquire(LockKey.of("payout:acc-1"), Duration.ZERO)) {
       assertThat(lock.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(2).minus(MARGIN));
@@ -135,17 +115,19 @@ class DeadlineArithmeticTest {
   }
 
   private void stubGrant(long leaseMillis) {
-    server.stubFor(
-        post(urlPathMatching("/v1/locks/.*/acquire"))
-            .willReturn(json(200, LockServerStubs.grant("payout:acc-1", "s", 1, leaseMillis))));
+    server.stubFor(post(urlPathMatching("/v1/locks/.*/acquire")).willReturn(grantOf(leaseMillis)));
     server.stubFor(
         post(urlPathMatching("/v1/locks/.*/release")).willReturn(aResponse().withStatus(204)));
   }
 
-  private static ResponseDefinitionBuilder json(int status, String body) {
-    return aResponse()
-        .withStatus(status)
-        .withHeader("Content-Type", "application/json")
-        .withBody(body);
+  /** Renewals answer with a lease of {@code leaseMillis}, after {@code delay}. */
+  private void stubRenew(long leaseMillis, Duration delay) {
+    server.stubFor(
+        post(urlPathMatching("/v1/locks/.*/renew"))
+            .willReturn(grantOf(leaseMillis).withFixedDelay((int) delay.toMillis())));
+  }
+
+  private static ResponseDefinitionBuilder grantOf(long leaseMillis) {
+    return json(200, LockServerStubs.grant("payout:acc-1", "s", 1, leaseMillis));
   }
 }

@@ -7,12 +7,12 @@ import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+import static dev.fencepost.lock.client.testing.LockServerStubs.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.lock.LockGrant;
 import dev.fencepost.lock.LockKey;
@@ -26,10 +26,9 @@ import dev.fencepost.lock.client.LockRequestRejectedException;
 import dev.fencepost.lock.client.testing.LockServerStubs;
 import dev.fencepost.lock.client.testing.TestSettings;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -42,23 +41,12 @@ class LockServerHttpTest {
   private static final SessionId SESSION = SessionId.of("s-1");
   private static final LockKey KEY = LockKey.of("payout:acc-1");
 
-  private static WireMockServer server;
+  @RegisterExtension static WireMockExtension server = LockServerStubs.server();
+
   private LockServerHttp http;
 
-  @BeforeAll
-  static void start() {
-    server = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
-    server.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.stop();
-  }
-
   @BeforeEach
-  void reset() {
-    server.resetAll();
+  void newHttp() {
     http =
         new LockServerHttp(
             TestSettings.against(server.baseUrl() + "/lock/")
@@ -204,22 +192,12 @@ class LockServerHttpTest {
     server.verify(0, postRequestedFor(urlPathMatching(".*")));
   }
 
-  private static ResponseDefinitionBuilder json(int status, String body) {
-    return aResponse()
-        .withStatus(status)
-        .withHeader("Content-Type", "application/json")
-        .withBody(body);
-  }
-
   private static ResponseDefinitionBuilder problem(int status, String code, String reason) {
     String body =
         reason == null
             ? LockServerStubs.problem(status, code, "d")
             : LockServerStubs.problem(status, code, "d")
                 .replace("}", ",\"reason\":\"" + reason + "\"}");
-    return aResponse()
-        .withStatus(status)
-        .withHeader("Content-Type", LockServerStubs.PROBLEM_JSON)
-        .withBody(body);
+    return LockServerStubs.problemAnswer(status, body);
   }
 }

@@ -1,11 +1,45 @@
 package dev.fencepost.lock.client.testing;
 
-/** JSON bodies a WireMock stand-in for the lock server answers with (docs/lock-server.md). */
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+
+import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+
+/**
+ * A WireMock stand-in for the lock server, and the JSON bodies it answers with
+ * (docs/lock-server.md).
+ */
 public final class LockServerStubs {
 
   private LockServerStubs() {}
 
   public static final String PROBLEM_JSON = "application/problem+json";
+
+  /**
+   * The stand-in on a free loopback port. Register it as a static field: WireMock's extension
+   * starts it before the class's tests, forgets every stub and request before each test, and stops
+   * it after the last.
+   */
+  public static WireMockExtension server() {
+    return WireMockExtension.newInstance()
+        .options(options().dynamicPort().bindAddress("127.0.0.1"))
+        .build();
+  }
+
+  /** An answer with a JSON body. */
+  public static ResponseDefinitionBuilder json(int status, String body) {
+    return answer(status, "application/json", body);
+  }
+
+  /** An answer with an {@code application/problem+json} body, as the lock server reports errors. */
+  public static ResponseDefinitionBuilder problemAnswer(int status, String body) {
+    return answer(status, PROBLEM_JSON, body);
+  }
+
+  private static ResponseDefinitionBuilder answer(int status, String contentType, String body) {
+    return aResponse().withStatus(status).withHeader("Content-Type", contentType).withBody(body);
+  }
 
   public static String session(String id, long ttlMillis) {
     return """

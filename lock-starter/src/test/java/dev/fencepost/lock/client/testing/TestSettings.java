@@ -1,8 +1,11 @@
 package dev.fencepost.lock.client.testing;
 
+import dev.fencepost.lock.client.LockClientMetrics;
+import dev.fencepost.lock.client.impl.DefaultLockClient;
 import dev.fencepost.lock.client.impl.LockClientSettings;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Client settings with short TTLs for tests (4 s: a heartbeat every 1.33 s, a local deadline 2.8 s
@@ -70,5 +73,17 @@ public final class TestSettings {
         connectTimeout,
         readTimeout,
         new LockClientSettings.Retry(maxAttempts, baseDelay, maxDelay, maxElapsed));
+  }
+
+  /** A started client with these settings, recording nothing, with no lock-lost listener. */
+  public DefaultLockClient startClient() {
+    return startClient(LockClientMetrics.NOOP);
+  }
+
+  /** A started client with these settings, recording into {@code metrics}. */
+  public DefaultLockClient startClient(LockClientMetrics metrics) {
+    DefaultLockClient client = new DefaultLockClient(build(), metrics, List.of());
+    client.start();
+    return client;
   }
 }
