@@ -3,12 +3,9 @@ package dev.fencepost.batch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.concurrent.atomic.AtomicReference;
+import dev.fencepost.testsupport.spring.PreparedEnvironment;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.SpringApplication;
-import org.springframework.boot.SpringApplicationRunListener;
 import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.bootstrap.ConfigurableBootstrapContext;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.core.env.ConfigurableEnvironment;
 
@@ -54,32 +51,10 @@ class BatchDefaultsTest {
         .isInstanceOf(IllegalArgumentException.class);
   }
 
-  /**
-   * The environment an application started with these config names would have, read as soon as its
-   * configuration files are loaded; the start stops there, before any bean exists.
-   */
+  /** The environment an application started with these config names would have. */
   private static ConfigurableEnvironment environmentOf(String configNames) {
-    SpringApplicationBuilder application =
+    return PreparedEnvironment.of(
         new SpringApplicationBuilder(SomeJob.class)
-            .properties("spring.config.name=" + configNames)
-            .logStartupInfo(false);
-    AtomicReference<ConfigurableEnvironment> prepared = new AtomicReference<>();
-    try {
-      SpringApplication.withHook(
-          app ->
-              new SpringApplicationRunListener() {
-                @Override
-                public void environmentPrepared(
-                    ConfigurableBootstrapContext bootstrapContext,
-                    ConfigurableEnvironment environment) {
-                  prepared.set(environment);
-                  throw new SpringApplication.AbandonedRunException();
-                }
-              },
-          () -> application.run());
-    } catch (SpringApplication.AbandonedRunException expected) {
-      // the environment is all this test wants
-    }
-    return prepared.get();
+            .properties("spring.config.name=" + configNames));
   }
 }

@@ -3,12 +3,8 @@ package dev.fencepost.payoutjob;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.batch.BatchDefaults;
-import java.util.concurrent.atomic.AtomicReference;
+import dev.fencepost.testsupport.spring.PreparedEnvironment;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.SpringApplication;
-import org.springframework.boot.SpringApplicationRunListener;
-import org.springframework.boot.bootstrap.ConfigurableBootstrapContext;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.core.env.ConfigurableEnvironment;
 
 /**
@@ -21,7 +17,8 @@ class OwnConfigTest {
 
   @Test
   void startedAsMainStartsItTheJobReadsBatchDefaultsAndPayoutJobYamlOnly() {
-    ConfigurableEnvironment environment = environmentOf(PayoutJobApplication.application());
+    ConfigurableEnvironment environment =
+        PreparedEnvironment.of(PayoutJobApplication.application());
 
     assertThat(environment.getProperty("spring.config.name"))
         .isEqualTo("batch-defaults,payout-job");
@@ -41,35 +38,15 @@ class OwnConfigTest {
 
   @Test
   void paydbIsTheLocalOneUnlessToldOtherwise() {
-    assertThat(environmentOf(PayoutJobApplication.application()).getProperty("fencepost.paydb.url"))
+    assertThat(
+            PreparedEnvironment.of(PayoutJobApplication.application())
+                .getProperty("fencepost.paydb.url"))
         .isEqualTo("jdbc:postgresql://localhost:5432/paydb");
     assertThat(
-            environmentOf(
+            PreparedEnvironment.of(
                     PayoutJobApplication.application(),
                     "--fencepost.paydb.url=jdbc:postgresql://db:5432/paydb")
                 .getProperty("fencepost.paydb.url"))
         .isEqualTo("jdbc:postgresql://db:5432/paydb");
-  }
-
-  static ConfigurableEnvironment environmentOf(
-      SpringApplicationBuilder application, String... args) {
-    AtomicReference<ConfigurableEnvironment> prepared = new AtomicReference<>();
-    try {
-      SpringApplication.withHook(
-          app ->
-              new SpringApplicationRunListener() {
-                @Override
-                public void environmentPrepared(
-                    ConfigurableBootstrapContext bootstrapContext,
-                    ConfigurableEnvironment environment) {
-                  prepared.set(environment);
-                  throw new SpringApplication.AbandonedRunException();
-                }
-              },
-          () -> application.logStartupInfo(false).run(args));
-    } catch (SpringApplication.AbandonedRunException expected) {
-      // the environment is all this test wants
-    }
-    return prepared.get();
   }
 }

@@ -2,12 +2,8 @@ package dev.fencepost.railstub;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.concurrent.atomic.AtomicReference;
+import dev.fencepost.testsupport.spring.PreparedEnvironment;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.SpringApplication;
-import org.springframework.boot.SpringApplicationRunListener;
-import org.springframework.boot.bootstrap.ConfigurableBootstrapContext;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.core.env.ConfigurableEnvironment;
 
 /**
@@ -18,7 +14,7 @@ class OwnConfigTest {
 
   @Test
   void startedAsMainStartsItTheStubReadsRailStubYaml() {
-    ConfigurableEnvironment environment = environmentOf(RailStubApplication.application());
+    ConfigurableEnvironment environment = PreparedEnvironment.of(RailStubApplication.application());
 
     assertThat(environment.getProperty("spring.config.name")).isEqualTo("rail-stub");
     assertThat(environment.getProperty("spring.application.name")).isEqualTo("rail-stub");
@@ -29,34 +25,12 @@ class OwnConfigTest {
   @Test
   void theRealisticProfileReadsRailStubRealisticYamlOverRailStubYaml() {
     ConfigurableEnvironment environment =
-        environmentOf(RailStubApplication.application(), "--spring.profiles.active=realistic");
+        PreparedEnvironment.of(
+            RailStubApplication.application(), "--spring.profiles.active=realistic");
 
     assertThat(environment.getProperty("server.port")).isEqualTo("8083");
     assertThat(environment.getProperty("fencepost.stub.latency.distribution"))
         .isEqualTo("LOGNORMAL");
     assertThat(environment.getProperty("fencepost.stub.lookup-lag")).isEqualTo("2m");
-  }
-
-  /** The environment {@code application} would run with; the start stops before any bean. */
-  static ConfigurableEnvironment environmentOf(
-      SpringApplicationBuilder application, String... args) {
-    AtomicReference<ConfigurableEnvironment> prepared = new AtomicReference<>();
-    try {
-      SpringApplication.withHook(
-          app ->
-              new SpringApplicationRunListener() {
-                @Override
-                public void environmentPrepared(
-                    ConfigurableBootstrapContext bootstrapContext,
-                    ConfigurableEnvironment environment) {
-                  prepared.set(environment);
-                  throw new SpringApplication.AbandonedRunException();
-                }
-              },
-          () -> application.logStartupInfo(false).run(args));
-    } catch (SpringApplication.AbandonedRunException expected) {
-      // the environment is all this test wants
-    }
-    return prepared.get();
   }
 }

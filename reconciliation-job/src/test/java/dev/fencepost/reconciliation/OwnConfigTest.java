@@ -3,12 +3,8 @@ package dev.fencepost.reconciliation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.batch.BatchDefaults;
-import java.util.concurrent.atomic.AtomicReference;
+import dev.fencepost.testsupport.spring.PreparedEnvironment;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.SpringApplication;
-import org.springframework.boot.SpringApplicationRunListener;
-import org.springframework.boot.bootstrap.ConfigurableBootstrapContext;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.core.env.ConfigurableEnvironment;
 
 /**
@@ -21,7 +17,8 @@ class OwnConfigTest {
 
   @Test
   void startedAsMainStartsItTheJobReadsBatchDefaultsAndReconciliationJobYamlOnly() {
-    ConfigurableEnvironment environment = environmentOf(ReconciliationApplication.application());
+    ConfigurableEnvironment environment =
+        PreparedEnvironment.of(ReconciliationApplication.application());
 
     assertThat(environment.getProperty("spring.config.name"))
         .isEqualTo("batch-defaults,reconciliation-job");
@@ -38,28 +35,5 @@ class OwnConfigTest {
     assertThat(environment.getProperty("fencepost.lock.backend")).isNull();
     assertThat(environment.getProperty("fencepost.rail.base-url")).isNull();
     assertThat(environment.getProperty("fencepost.stub.seed")).isNull();
-  }
-
-  /** The environment {@code application} would run with; the start stops before any bean. */
-  static ConfigurableEnvironment environmentOf(
-      SpringApplicationBuilder application, String... args) {
-    AtomicReference<ConfigurableEnvironment> prepared = new AtomicReference<>();
-    try {
-      SpringApplication.withHook(
-          app ->
-              new SpringApplicationRunListener() {
-                @Override
-                public void environmentPrepared(
-                    ConfigurableBootstrapContext bootstrapContext,
-                    ConfigurableEnvironment environment) {
-                  prepared.set(environment);
-                  throw new SpringApplication.AbandonedRunException();
-                }
-              },
-          () -> application.logStartupInfo(false).run(args));
-    } catch (SpringApplication.AbandonedRunException expected) {
-      // the environment is all this test wants
-    }
-    return prepared.get();
   }
 }
