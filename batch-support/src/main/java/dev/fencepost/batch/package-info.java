@@ -13,11 +13,13 @@
  *       spring.datasource.*} DataSource: Boot's JDBC, Liquibase, health and metrics
  *       auto-configuration all target it. Its schema is the {@code db} module's {@code
  *       db/changelog/batchdb/db.changelog-master.yaml}, applied by Liquibase at start-up; Boot's
- *       own Batch schema script is off ({@code spring.batch.jdbc.initialize-schema=never}). The
- *       application passes {@link dev.fencepost.batch.BatchDefaults#properties()} as its default
- *       properties to get both (see there why they are not contributed automatically). A job's own
- *       databases (paydb, ...) must be declared as {@code @Bean(defaultCandidate = false)} with a
- *       qualifier, so that they never replace batchdb in Boot's auto-configuration.
+ *       own Batch schema script is off ({@code spring.batch.jdbc.initialize-schema=never}). Both
+ *       come from batch-support's own {@code batch-defaults.yaml}, which the application reads
+ *       first by naming it in its {@code spring.config.name} ({@link
+ *       dev.fencepost.batch.BatchDefaults#configNames(String)}; see there why it is not contributed
+ *       automatically). A job's own databases (paydb, ...) must be declared as
+ *       {@code @Bean(defaultCandidate = false)} with a qualifier, so that they never replace
+ *       batchdb in Boot's auto-configuration.
  *   <li><b>{@code /actuator/batchjobs/{jobName}}</b> ({@link
  *       dev.fencepost.batch.BatchJobsEndpoint}, expose it with {@code
  *       management.endpoints.web.exposure.include=batchjobs,...}): {@code POST} launches a new

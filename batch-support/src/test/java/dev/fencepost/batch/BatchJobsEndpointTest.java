@@ -70,7 +70,7 @@ class BatchJobsEndpointTest {
   static void start() {
     context =
         new SpringApplicationBuilder(SampleJobs.class)
-            .properties(BatchDefaults.properties())
+            .properties("spring.config.name=" + BatchDefaults.CONFIG_NAME)
             .run(
                 "--server.port=0",
                 "--server.address=127.0.0.1",

@@ -1,8 +1,6 @@
 package dev.fencepost.payoutjob;
 
 import dev.fencepost.batch.BatchDefaults;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.launch.JobOperator;
 import org.springframework.boot.SpringApplication;
@@ -22,6 +20,9 @@ import org.springframework.context.annotation.Bean;
 @SpringBootApplication(proxyBeanMethods = false)
 public class PayoutJobApplication {
 
+  /** The job's own configuration file's name, {@code payout-job.yaml}. */
+  public static final String CONFIG_NAME = "payout-job";
+
   @Bean
   @ConditionalOnBooleanProperty("fencepost.payout.loop.enabled")
   PayoutJobLoop payoutJobLoop(JobOperator operator, Job payoutJob, PayoutJobProperties properties) {
@@ -29,30 +30,14 @@ public class PayoutJobApplication {
   }
 
   /**
-   * The job's defaults, at the lowest precedence. Not an {@code application.yaml}: tests and the
-   * local platform run other Spring applications in the same JVM, and a second {@code
-   * application.yaml} on the class path would shadow theirs.
+   * The job as {@code main} starts it; tests, the local platform and the experiments start it the
+   * same way. It reads batch-support's {@code batch-defaults.yaml} and then its own {@code
+   * payout-job.yaml}, never an {@code application.yaml}, so another application's file on the same
+   * class path cannot reach it.
    */
-  public static Map<String, Object> defaults() {
-    Map<String, Object> defaults = new LinkedHashMap<>(BatchDefaults.properties());
-    defaults.put("spring.application.name", "payout-job");
-    defaults.put("spring.batch.job.name", PayoutJobConfiguration.JOB_NAME);
-    defaults.put("spring.datasource.url", "jdbc:postgresql://localhost:5432/batchdb");
-    defaults.put("spring.datasource.username", "${BATCHDB_USERNAME:postgres}");
-    defaults.put("spring.datasource.password", "${BATCHDB_PASSWORD:postgres}");
-    defaults.put("spring.datasource.hikari.maximum-pool-size", "4");
-    defaults.put("server.port", "8084");
-    defaults.put("management.endpoints.web.exposure.include", "health,info,prometheus,batchjobs");
-    defaults.put("logging.structured.format.console", "ecs");
-    defaults.put("fencepost.lock.client.base-url", "http://localhost:8081");
-    defaults.put("fencepost.payout.paydb.username", "${PAYDB_USERNAME:postgres}");
-    defaults.put("fencepost.payout.paydb.password", "${PAYDB_PASSWORD:postgres}");
-    return defaults;
-  }
-
-  /** The application with its {@link #defaults()}; {@code main} and tests start it this way. */
   public static SpringApplicationBuilder application() {
-    return new SpringApplicationBuilder(PayoutJobApplication.class).properties(defaults());
+    return new SpringApplicationBuilder(PayoutJobApplication.class)
+        .properties("spring.config.name=" + BatchDefaults.configNames(CONFIG_NAME));
   }
 
   public static void main(String[] args) {

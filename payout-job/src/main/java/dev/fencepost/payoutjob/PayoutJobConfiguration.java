@@ -4,11 +4,11 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.fencepost.lock.client.LockTemplate;
 import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
+import dev.fencepost.payment.autoconfigure.PaydbAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import javax.sql.DataSource;
 import org.springframework.batch.core.configuration.annotation.StepScope;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.job.builder.JobBuilder;
@@ -17,11 +17,9 @@ import org.springframework.batch.core.step.Step;
 import org.springframework.batch.core.step.builder.SimpleStepBuilder;
 import org.springframework.batch.core.step.builder.StepBuilder;
 import org.springframework.batch.infrastructure.item.ItemProcessor;
-import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.jdbc.DataSourceBuilder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -37,9 +35,10 @@ import org.springframework.transaction.PlatformTransactionManager;
  * <p>With {@code fencepost.payout.concurrency} above 1 the step runs that many payout threads, each
  * its own chunk loop over the one shared reader (ADR 0063).
  *
- * <p>paydb is a non-default-candidate DataSource ({@code fencepost.payout.paydb.*}) so that Boot's
- * auto-configuration (Batch, Liquibase, health) keeps to batchdb ({@code spring.datasource.*}, see
- * batch-support). The job never migrates paydb.
+ * <p>paydb and the {@link PaymentResource} come from payment-resource's auto-configuration ({@code
+ * fencepost.paydb.*}): a non-default-candidate DataSource, so Boot's own auto-configuration (Batch,
+ * Liquibase, health) keeps to batchdb ({@code spring.datasource.*}, see batch-support). The job
+ * never migrates paydb.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(PayoutJobProperties.class)
@@ -47,30 +46,6 @@ public class PayoutJobConfiguration {
 
   /** The job's name, for launches and the actuator endpoint. */
   public static final String JOB_NAME = "payoutJob";
-
-  @Bean(defaultCandidate = false)
-  @Qualifier("paydb")
-  HikariDataSource paydbDataSource(PayoutJobProperties properties) {
-    PayoutJobProperties.Paydb paydb = properties.getPaydb();
-    HikariDataSource dataSource =
-        DataSourceBuilder.create()
-            .type(HikariDataSource.class)
-            .url(paydb.getUrl())
-            .username(paydb.getUsername())
-            .password(paydb.getPassword())
-            .build();
-    // Every payout thread makes its own paydb calls; fewer connections would queue them (ADR 0063).
-    dataSource.setMaximumPoolSize(
-        Math.max(paydb.getMaxPoolSize(), properties.getConcurrency() + 1));
-    dataSource.setPoolName("paydb");
-    return dataSource;
-  }
-
-  @Bean
-  @ConditionalOnMissingBean
-  PaymentResource paymentResource(@Qualifier("paydb") DataSource paydb, MeterRegistry meters) {
-    return new PaymentResource(paydb, meters);
-  }
 
   @Bean
   @ConditionalOnMissingBean
@@ -122,20 +97,25 @@ public class PayoutJobConfiguration {
   }
 
   /**
-   * Each payout thread holds a batchdb connection for its chunk's transaction, waiting on the lock
-   * and the rail included, and the job repository needs one more: raise batchdb's pool to fit
-   * {@code fencepost.payout.concurrency} (ADR 0063).
+   * Each payout thread makes its own paydb calls, and holds a batchdb connection for its chunk's
+   * transaction (waiting on the lock and the rail included) while the job repository needs one
+   * more: raise paydb's pool to at least {@code fencepost.payout.concurrency} + 1 connections and
+   * batchdb's to + 2 (ADR 0063). Larger configured pools are left alone.
    */
   @Bean
-  static BeanPostProcessor batchdbPoolFitsConcurrency(Environment environment) {
+  static BeanPostProcessor poolsFitConcurrency(Environment environment) {
     int concurrency = environment.getProperty("fencepost.payout.concurrency", Integer.class, 1);
     return new BeanPostProcessor() {
       @Override
       public Object postProcessBeforeInitialization(Object bean, String beanName) {
-        if (bean instanceof HikariDataSource hikari
-            && !"paydb".equals(hikari.getPoolName())
-            && hikari.getMaximumPoolSize() < concurrency + 2) {
-          hikari.setMaximumPoolSize(concurrency + 2);
+        if (bean instanceof HikariDataSource hikari) {
+          int needed =
+              PaydbAutoConfiguration.DATA_SOURCE_BEAN.equals(beanName)
+                  ? concurrency + 1
+                  : concurrency + 2;
+          if (hikari.getMaximumPoolSize() < needed) {
+            hikari.setMaximumPoolSize(needed);
+          }
         }
         return bean;
       }

@@ -33,8 +33,9 @@ public class PayoutJobProperties {
 
   /**
    * Payouts one process executes at once (1..256), each on its own thread with its own lock acquire
-   * (ADR 0063). 1 keeps the single-threaded step. The paydb pool and the batchdb pool are raised to
-   * fit when they are smaller.
+   * (ADR 0063). 1 keeps the single-threaded step. The paydb pool ({@code
+   * fencepost.paydb.maximum-pool-size}) and the batchdb pool are raised to fit when they are
+   * smaller.
    */
   private int concurrency = 1;
 
@@ -46,8 +47,6 @@ public class PayoutJobProperties {
   private String timingsFile = "";
 
   private final Proxy proxy = new Proxy();
-
-  private final Paydb paydb = new Paydb();
 
   private final Loop loop = new Loop();
 
@@ -114,10 +113,6 @@ public class PayoutJobProperties {
     return proxy;
   }
 
-  public Paydb getPaydb() {
-    return paydb;
-  }
-
   public Loop getLoop() {
     return loop;
   }
@@ -171,54 +166,6 @@ public class PayoutJobProperties {
 
     public void setReadTimeout(Duration readTimeout) {
       this.readTimeout = readTimeout;
-    }
-  }
-
-  /** paydb, through payment-resource (the first guard). batchdb is {@code spring.datasource.*}. */
-  public static class Paydb {
-
-    /** JDBC URL of paydb. */
-    private String url = "jdbc:postgresql://localhost:5432/paydb";
-
-    /** paydb user (local-development default). */
-    private String username = "postgres";
-
-    /** paydb password (local-development default). */
-    private String password = "postgres";
-
-    /** Connections to paydb. */
-    private int maxPoolSize = 4;
-
-    public String getUrl() {
-      return url;
-    }
-
-    public void setUrl(String url) {
-      this.url = url;
-    }
-
-    public String getUsername() {
-      return username;
-    }
-
-    public void setUsername(String username) {
-      this.username = username;
-    }
-
-    public String getPassword() {
-      return password;
-    }
-
-    public void setPassword(String password) {
-      this.password = password;
-    }
-
-    public int getMaxPoolSize() {
-      return maxPoolSize;
-    }
-
-    public void setMaxPoolSize(int maxPoolSize) {
-      this.maxPoolSize = maxPoolSize;
     }
   }
 

@@ -18,7 +18,6 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -33,7 +32,9 @@ import tools.jackson.databind.JsonNode;
  * rail does, no client reference ever moves money twice (INV-02), and every ambiguous row agrees
  * with the rail's ground truth once looked up (UC-05).
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    useMainMethod = SpringBootTest.UseMainMethod.ALWAYS)
 class AgainstTheRailStubTest {
 
   private static final int PAYOUTS = 1_000;
@@ -53,26 +54,21 @@ class AgainstTheRailStubTest {
     registry.add("fencepost.rail.timeout", () -> "500ms");
   }
 
-  /** The stub app, in-process on a random port, ignoring the proxy's application.yaml. */
+  /** The stub app, in-process on a random port, started as its main starts it. */
   private static ConfigurableApplicationContext startStub() {
-    return new SpringApplicationBuilder(RailStubApplication.class)
-        .properties(
-            "spring.config.name=rail-stub-under-test",
-            "server.port=0",
-            "spring.application.name=rail-stub",
-            "spring.autoconfigure.exclude="
-                + "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration,"
-                + "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration",
-            "fencepost.stub.seed=2026",
-            "fencepost.stub.hang=1500ms",
-            "fencepost.stub.delay=50ms",
-            "fencepost.stub.faults.rates.DECLINE=0.05",
-            "fencepost.stub.faults.rates.DELAY=0.02",
-            "fencepost.stub.faults.rates.TIMEOUT_BEFORE_SETTLE=0.02",
-            "fencepost.stub.faults.rates.TIMEOUT_AFTER_SETTLE=0.03",
-            "fencepost.stub.faults.rates.ERROR_AFTER_SETTLE=0.03",
-            "fencepost.stub.faults.rates.RESET=0.02")
-        .run();
+    return RailStubApplication.application()
+        .run(
+            "--server.port=0",
+            "--logging.structured.format.console=",
+            "--fencepost.stub.seed=2026",
+            "--fencepost.stub.hang=1500ms",
+            "--fencepost.stub.delay=50ms",
+            "--fencepost.stub.faults.rates.DECLINE=0.05",
+            "--fencepost.stub.faults.rates.DELAY=0.02",
+            "--fencepost.stub.faults.rates.TIMEOUT_BEFORE_SETTLE=0.02",
+            "--fencepost.stub.faults.rates.TIMEOUT_AFTER_SETTLE=0.03",
+            "--fencepost.stub.faults.rates.ERROR_AFTER_SETTLE=0.03",
+            "--fencepost.stub.faults.rates.RESET=0.02");
   }
 
   private static int stubPort() {

@@ -39,7 +39,9 @@ import org.springframework.test.context.DynamicPropertySource;
  * and no request to the rail. Hand-picked cases first, then generated bodies (seeded,
  * reproducible).
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    useMainMethod = SpringBootTest.UseMainMethod.ALWAYS)
 class BadInputTest {
 
   @RegisterExtension

@@ -21,7 +21,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.event.ApplicationPreparedEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -146,7 +145,7 @@ class FencingSwitchNegativeControlTest {
     args.add("--fencepost.rail.timeout=5s");
     args.addAll(List.of(switches));
     app =
-        new SpringApplicationBuilder(RailProxyApplication.class)
+        RailProxyApplication.application()
             // Boot re-initialises logging while starting, which detaches the capture; re-attach it
             // after that and before any bean (and so any start-up event) is created.
             .listeners((ApplicationListener<ApplicationPreparedEvent>) prepared -> events.start())

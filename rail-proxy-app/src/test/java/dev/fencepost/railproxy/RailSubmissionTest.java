@@ -49,7 +49,9 @@ import tools.jackson.databind.JsonNode;
  * The proxy against a rail that WireMock plays, one behaviour at a time (FR-17..FR-20, D2, D3,
  * D10). Every rail test asserts the recorded outcome and that the rail saw exactly one request.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    useMainMethod = SpringBootTest.UseMainMethod.ALWAYS)
 class RailSubmissionTest {
 
   @RegisterExtension

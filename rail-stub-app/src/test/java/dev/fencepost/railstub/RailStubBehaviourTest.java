@@ -26,6 +26,7 @@ import tools.jackson.databind.JsonNode;
  */
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    useMainMethod = SpringBootTest.UseMainMethod.ALWAYS,
     properties = {"fencepost.stub.hang=1500ms", "fencepost.stub.delay=50ms"})
 class RailStubBehaviourTest {
 

@@ -1,47 +1,51 @@
 package dev.fencepost.reconciliation;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.fencepost.lock.client.LockTemplate;
 import dev.fencepost.payment.PaymentResource;
+import dev.fencepost.payment.autoconfigure.PaydbAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
- * Wires the reconciler. paydb is a qualified, non-default DataSource: Boot's own {@code
- * spring.datasource} is batchdb, the job repository (batch-support, issue 7).
+ * Wires the reconciler. paydb and the {@link PaymentResource} come from payment-resource's
+ * auto-configuration ({@code fencepost.paydb.*}): a qualified, non-default DataSource, because
+ * Boot's own {@code spring.datasource} is batchdb, the job repository (batch-support).
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(ReconciliationProperties.class)
 public class ReconciliationConfiguration {
 
-  @Bean(name = "paydb", defaultCandidate = false, destroyMethod = "close")
-  HikariDataSource paydb(ReconciliationProperties properties) {
-    ReconciliationProperties.Paydb p = properties.paydb();
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(p.url());
-    config.setUsername(p.username());
-    config.setPassword(p.password());
-    config.setMaximumPoolSize(p.maxPoolSize());
-    config.setPoolName("paydb");
-    HikariDataSource dataSource = new HikariDataSource(config);
-    if (p.migrate()) {
-      PaydbMigration.apply(dataSource);
-    }
-    return dataSource;
+  /**
+   * Applies paydb's changelog to the auto-configured paydb DataSource as soon as it exists, so the
+   * {@link dev.fencepost.payment.PaymentResource} built over it (which checks paydb's system
+   * accounts) and everything else here see the migrated schema. Off with {@code
+   * fencepost.reconciliation.migrate-paydb=false}.
+   */
+  @Bean
+  static BeanPostProcessor paydbMigration(Environment environment) {
+    boolean migrate =
+        environment.getProperty("fencepost.reconciliation.migrate-paydb", Boolean.class, true);
+    return new BeanPostProcessor() {
+      @Override
+      public Object postProcessAfterInitialization(Object bean, String beanName) {
+        if (migrate
+            && PaydbAutoConfiguration.DATA_SOURCE_BEAN.equals(beanName)
+            && bean instanceof DataSource paydb) {
+          PaydbMigration.apply(paydb);
+        }
+        return bean;
+      }
+    };
   }
 
   @Bean
-  PaymentResource paymentResource(@Qualifier("paydb") DataSource paydb, MeterRegistry meters) {
-    return new PaymentResource(paydb, meters);
-  }
-
-  @Bean
-  PaydbReads paydbReads(@Qualifier("paydb") DataSource paydb) {
+  PaydbReads paydbReads(@Qualifier(PaydbAutoConfiguration.QUALIFIER) DataSource paydb) {
     return new PaydbReads(paydb);
   }
 
@@ -63,7 +67,7 @@ public class ReconciliationConfiguration {
       ProxyReadClient proxy,
       RailStatement statement,
       LockTemplate locks,
-      @Qualifier("paydb") DataSource paydb,
+      @Qualifier(PaydbAutoConfiguration.QUALIFIER) DataSource paydb,
       MeterRegistry meters) {
     ReconciliationSettings settings = properties.settings();
     return new Reconciler(

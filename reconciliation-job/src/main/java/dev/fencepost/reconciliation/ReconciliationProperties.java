@@ -5,10 +5,12 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * {@code fencepost.reconciliation.*}: where the stores are and the reconciler's knobs (see {@link
- * ReconciliationSettings} and docs/reconciliation.md).
+ * {@code fencepost.reconciliation.*}: where the sources are and the reconciler's knobs (see {@link
+ * ReconciliationSettings} and docs/reconciliation.md). paydb's connection is {@code
+ * fencepost.paydb.*} (payment-resource's auto-configuration), never Boot's {@code
+ * spring.datasource}, which is batchdb.
  *
- * @param paydb paydb's connection; never Boot's {@code spring.datasource}, which is batchdb
+ * @param migratePaydb apply paydb's changelog at start-up (this module's tables come with it)
  * @param proxyBaseUrl the rail proxy's read API
  * @param railStatementUrl the rail's statement (locally the rail stub, ADR 0071)
  * @param httpTimeout timeout of one read from the proxy or the statement
@@ -22,7 +24,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 @ConfigurationProperties("fencepost.reconciliation")
 public record ReconciliationProperties(
-    Paydb paydb,
+    @DefaultValue("true") boolean migratePaydb,
     @DefaultValue("http://localhost:8082") String proxyBaseUrl,
     @DefaultValue("http://localhost:8083") String railStatementUrl,
     @DefaultValue("10s") Duration httpTimeout,
@@ -33,14 +35,6 @@ public record ReconciliationProperties(
     @DefaultValue("20") int sampleSize,
     @DefaultValue("1000") int maxFindingsPerClass,
     @DefaultValue("reconciliation-job") String reconcilerId) {
-
-  /** paydb's connection, and whether to apply its changelog at start-up. */
-  public record Paydb(
-      @DefaultValue("jdbc:postgresql://localhost:5432/paydb") String url,
-      @DefaultValue("postgres") String username,
-      @DefaultValue("postgres") String password,
-      @DefaultValue("4") int maxPoolSize,
-      @DefaultValue("true") boolean migrate) {}
 
   public ReconciliationSettings settings() {
     return new ReconciliationSettings(

@@ -17,7 +17,8 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 @SpringBootTest(
     classes = ReconciliationApplication.class,
-    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    useMainMethod = SpringBootTest.UseMainMethod.ALWAYS)
 abstract class ReconciliationTestBase {
 
   static final TestStack STACK = TestStack.get();
@@ -27,9 +28,9 @@ abstract class ReconciliationTestBase {
     registry.add("spring.datasource.url", STACK.batchdb::jdbcUrl);
     registry.add("spring.datasource.username", STACK.batchdb::username);
     registry.add("spring.datasource.password", STACK.batchdb::password);
-    registry.add("fencepost.reconciliation.paydb.url", STACK.appPaydb::jdbcUrl);
-    registry.add("fencepost.reconciliation.paydb.username", STACK.appPaydb::username);
-    registry.add("fencepost.reconciliation.paydb.password", STACK.appPaydb::password);
+    registry.add("fencepost.paydb.url", STACK.appPaydb::jdbcUrl);
+    registry.add("fencepost.paydb.username", STACK.appPaydb::username);
+    registry.add("fencepost.paydb.password", STACK.appPaydb::password);
     registry.add("fencepost.reconciliation.proxy-base-url", STACK::proxyUrl);
     registry.add("fencepost.reconciliation.rail-statement-url", STACK::stubUrl);
     registry.add("fencepost.lock.client.base-url", STACK::lockServerUrl);

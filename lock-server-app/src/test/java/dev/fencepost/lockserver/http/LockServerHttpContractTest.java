@@ -18,7 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -48,7 +47,7 @@ public abstract class LockServerHttpContractTest {
     properties.put("logging.structured.format.console", "");
     // Command-line arguments: they outrank application.yml, as in production.
     server =
-        new SpringApplicationBuilder(LockServerApplication.class)
+        LockServerApplication.application()
             .run(
                 properties.entrySet().stream()
                     .map(e -> "--" + e.getKey() + "=" + e.getValue())

@@ -18,7 +18,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -98,7 +97,7 @@ class EtcdRestoreTest {
   void aLockServerStartedWithARevisionFloorServesOnlyTokensAboveIt() {
     long floor = grantAndRelease() + 300;
     ConfigurableApplicationContext server =
-        new SpringApplicationBuilder(LockServerApplication.class)
+        LockServerApplication.application()
             .run(
                 "--server.port=0",
                 "--server.address=127.0.0.1",

@@ -24,7 +24,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -56,7 +55,7 @@ class EtcdTwoLockServersTest {
 
   private static LockServerClient start(String endpoints) {
     ConfigurableApplicationContext server =
-        new SpringApplicationBuilder(LockServerApplication.class)
+        LockServerApplication.application()
             .run(
                 "--server.port=0",
                 "--server.address=127.0.0.1",

@@ -21,7 +21,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -61,7 +60,7 @@ class PostgresBadInputTest {
   @BeforeAll
   static void start() {
     server =
-        new SpringApplicationBuilder(LockServerApplication.class)
+        LockServerApplication.application()
             .run(
                 "--server.port=0",
                 "--server.address=127.0.0.1",

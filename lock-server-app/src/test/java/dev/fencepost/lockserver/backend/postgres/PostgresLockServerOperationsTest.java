@@ -15,7 +15,6 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -59,7 +58,7 @@ class PostgresLockServerOperationsTest {
                 "--logging.structured.format.console="));
     args.addAll(List.of(extra));
     ConfigurableApplicationContext server =
-        new SpringApplicationBuilder(LockServerApplication.class).run(args.toArray(String[]::new));
+        LockServerApplication.application().run(args.toArray(String[]::new));
     events.stop();
     events.start();
     return server;

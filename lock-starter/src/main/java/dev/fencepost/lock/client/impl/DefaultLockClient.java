@@ -12,13 +12,14 @@ import dev.fencepost.lock.SessionId;
 import dev.fencepost.lock.SessionInfo;
 import dev.fencepost.lock.SessionNotFoundException;
 import dev.fencepost.lock.client.HeldLock;
-import dev.fencepost.lock.client.LockClient;
 import dev.fencepost.lock.client.LockClientMetrics;
 import dev.fencepost.lock.client.LockClientMetrics.AcquireOutcome;
 import dev.fencepost.lock.client.LockClientMetrics.HeartbeatOutcome;
 import dev.fencepost.lock.client.LockLostListener;
 import dev.fencepost.lock.client.LockRequestRejectedException;
+import dev.fencepost.lock.client.LockTemplate;
 import dev.fencepost.lock.client.SessionStatus;
+import dev.fencepost.lock.client.StartableLockClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -63,7 +64,7 @@ import org.springframework.context.SmartLifecycle;
  * Contention ({@code LOCK_HELD}) is answered by the server-side wait, not by retrying. Every other
  * failure is an exception and the caller's work does not run.
  */
-public final class DefaultLockClient implements LockClient, SmartLifecycle, AutoCloseable {
+public final class DefaultLockClient implements StartableLockClient, SmartLifecycle {
 
   /**
    * Starts before, and stops after, the application's own lifecycle beans (web server, executors,
@@ -207,6 +208,11 @@ public final class DefaultLockClient implements LockClient, SmartLifecycle, Auto
   @Override
   public void close() {
     stop();
+  }
+
+  @Override
+  public LockTemplate template() {
+    return new DefaultLockTemplate(this, settings.defaultWait());
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -86,7 +85,7 @@ public final class RealLockServer {
       }
     }
     ConfigurableApplicationContext context =
-        new SpringApplicationBuilder(LockServerApplication.class).run(args.toArray(String[]::new));
+        LockServerApplication.application().run(args.toArray(String[]::new));
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(

@@ -1,0 +1,55 @@
+package dev.fencepost.payoutjob;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencepost.payment.PaymentResource;
+import dev.fencepost.payment.Payout;
+import dev.fencepost.payment.autoconfigure.PaydbAutoConfiguration;
+import java.util.List;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * paydb reaches the job through payment-resource's auto-configuration ({@code fencepost.paydb.*}),
+ * with the pool sizes the job has always had: four connections, or one per payout thread plus one,
+ * and batchdb one per thread plus two (ADR 0063).
+ */
+class PaydbPoolTest {
+
+  private final Platform platform = Platform.shared();
+
+  @Test
+  void theWorkerUsesThePaydbNamedByFencepostPaydbUrl() {
+    List<Payout> payouts = platform.accountWithPayouts("paydbprops", 10_000, 1, 100);
+    try (ConfigurableApplicationContext worker =
+        platform.worker(
+            "--fencepost.paydb.url=" + platform.paydb.jdbcUrl(),
+            // The name before fencepost.paydb: pointing it nowhere shows it is not what is used.
+            "--fencepost.payout.paydb.url=jdbc:postgresql://127.0.0.1:9/nowhere")) {
+      assertThat(worker.getBean(PaymentResource.class).findPayout(payouts.get(0).id())).isPresent();
+    }
+  }
+
+  @Test
+  void paydbHasFourConnectionsForOnePayoutThread() {
+    try (ConfigurableApplicationContext worker = platform.worker()) {
+      assertThat(paydbPool(worker).getMaximumPoolSize()).isEqualTo(4);
+    }
+  }
+
+  @Test
+  void bothPoolsGrowToFitTheProcesssPayoutThreads() {
+    try (ConfigurableApplicationContext worker =
+        platform.worker("--fencepost.payout.concurrency=20")) {
+      assertThat(paydbPool(worker).getMaximumPoolSize()).isEqualTo(21);
+      assertThat(((HikariDataSource) worker.getBean(DataSource.class)).getMaximumPoolSize())
+          .isEqualTo(22);
+    }
+  }
+
+  private static HikariDataSource paydbPool(ConfigurableApplicationContext worker) {
+    return worker.getBean(PaydbAutoConfiguration.DATA_SOURCE_BEAN, HikariDataSource.class);
+  }
+}
