@@ -2,11 +2,11 @@ package dev.fencepost.payoutjob;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
+import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.railproxy.RailProxyApplication;
 import dev.fencepost.railstub.RailStubApplication;
-import dev.fencepost.testsupport.postgres.EmbeddedPostgresServer;
-import dev.fencepost.testsupport.postgres.PostgresDatabase;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;

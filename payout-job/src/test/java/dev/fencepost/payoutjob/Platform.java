@@ -5,6 +5,7 @@ import dev.fencepost.launcher.LocalPlatform;
 import dev.fencepost.launcher.PayoutWorkerArgs;
 import dev.fencepost.launcher.RailStubAdmin;
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
+import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.payment.AccountId;
 import dev.fencepost.payment.PaydbFixtures;
@@ -46,6 +47,7 @@ final class Platform {
   private static Platform shared;
 
   final LocalPlatform services;
+  final PostgresDatabase paydb;
   final RailStubAdmin rail;
   final PaymentResource payments;
   final PaydbFixtures fixtures;
@@ -70,9 +72,10 @@ final class Platform {
             .railStubArgs(List.of("--fencepost.stub.hang=3s"))
             .lockServerArgs(List.of("--spring.datasource.hikari.maximum-pool-size=6"))
             .start();
+    paydb = services.paydb();
     rail = services.railStubAdmin();
-    payments = new PaymentResource(services.paydb().dataSource(), new SimpleMeterRegistry());
-    fixtures = new PaydbFixtures(services.paydb().dataSource(), "payout-job-tests");
+    payments = new PaymentResource(paydb.dataSource(), new SimpleMeterRegistry());
+    fixtures = new PaydbFixtures(paydb.dataSource(), "payout-job-tests");
   }
 
   /** The lock server's process: a test may stop it and start it again on the same port. */
