@@ -67,9 +67,11 @@ final class Platform {
             .postgres(EmbeddedPostgresServer.shared())
             .startTimeout(SERVICE_START)
             // A rail hang (TIMEOUT_* faults) outlasts the proxy's timeout towards the rail, so
-            // the proxy answers TIMEOUT (UC-05) long before the worker's own timeout.
-            .railTimeout("1s")
-            .railStubArgs(List.of("--fencepost.stub.hang=3s"))
+            // the proxy answers TIMEOUT (UC-05) long before the worker's own timeout. Both leave
+            // room for a busy shared machine: an ordinary payment answered after the timeout
+            // would turn ambiguous, and a hang answered before it would not be a timeout.
+            .railTimeout("3s")
+            .railStubArgs(List.of("--fencepost.stub.hang=8s"))
             .lockServerArgs(List.of("--spring.datasource.hikari.maximum-pool-size=6"))
             .start();
     paydb = services.paydb();
