@@ -2,22 +2,20 @@ package dev.fencepost.bench;
 
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.client.HeldLock;
-import dev.fencepost.lock.client.LockClientMetrics;
-import dev.fencepost.lock.client.impl.DefaultLockClient;
-import dev.fencepost.lock.client.impl.LockClientSettings;
+import dev.fencepost.lock.client.LockClients;
+import dev.fencepost.lock.client.StartableLockClient;
 import java.net.URI;
 import java.time.Duration;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * E3 and P2: our lock server through the starter's {@link DefaultLockClient} (no Spring context:
- * its implementation classes are public). Each worker is one client with its own session, as one
- * worker process would be. Renew and inspect are not calls of the starter's API (it renews on its
- * heartbeat thread and has no inspect), so they go to the server's HTTP API the way the starter's
- * transport sends (kept-alive HTTP/1.1, TCP_NODELAY; {@link PlainHttp}).
+ * E3 and P2: our lock server through the starter's client, built without a Spring context by {@link
+ * LockClients} (no metrics recorded, as before). Each worker is one client with its own session, as
+ * one worker process would be. Renew and inspect are not calls of the starter's API (it renews on
+ * its heartbeat thread and has no inspect), so they go to the server's HTTP API the way the
+ * starter's transport sends (kept-alive HTTP/1.1, TCP_NODELAY; {@link PlainHttp}).
  */
 public final class LockServerTarget implements LockTarget {
 
@@ -65,19 +63,16 @@ public final class LockServerTarget implements LockTarget {
 
   @Override
   public Client client(int index) {
-    LockClientSettings settings =
-        new LockClientSettings(
-            URI.create(baseUrl),
-            "bench-" + id + "-" + index,
-            Duration.ofSeconds(30),
-            0.3,
-            Duration.ZERO,
-            Duration.ofSeconds(2),
-            Duration.ofSeconds(8),
-            new LockClientSettings.Retry(
-                2, Duration.ofMillis(50), Duration.ofMillis(200), Duration.ofSeconds(2)));
-    DefaultLockClient lockClient =
-        new DefaultLockClient(settings, LockClientMetrics.NOOP, List.of());
+    StartableLockClient lockClient =
+        LockClients.builder(URI.create(baseUrl))
+            .owner("bench-" + id + "-" + index)
+            .sessionTtl(Duration.ofSeconds(30))
+            .safetyMargin(0.3)
+            .defaultWait(Duration.ZERO)
+            .connectTimeout(Duration.ofSeconds(2))
+            .readTimeout(Duration.ofSeconds(8))
+            .retry(2, Duration.ofMillis(50), Duration.ofMillis(200), Duration.ofSeconds(2))
+            .build();
     lockClient.start();
     PlainHttp http = new PlainHttp(baseUrl);
     return new Client() {
