@@ -82,18 +82,22 @@ public final class RailStubAdmin {
     return counts;
   }
 
-  /** Movements beyond the first for each client reference: money paid twice. Must be 0. */
-  public long duplicates() {
-    return movementsByClientReference().values().stream()
-        .filter(n -> n > 1)
-        .mapToLong(n -> n - 1L)
-        .sum();
+  /**
+   * Every movement so far and those beyond the first for each client reference (money paid twice;
+   * must be 0), from one read of the stub's record.
+   */
+  public Tally tally() {
+    long movements = 0;
+    long duplicates = 0;
+    for (int n : movementsByClientReference().values()) {
+      movements += n;
+      duplicates += n - 1;
+    }
+    return new Tally(movements, duplicates);
   }
 
-  /** Every movement so far. */
-  public long movements() {
-    return movementsByClientReference().values().stream().mapToLong(Integer::longValue).sum();
-  }
+  /** What {@link #tally()} counted. */
+  public record Tally(long movements, long duplicates) {}
 
   private String get(String path) {
     HttpResponse<String> response =

@@ -10,6 +10,7 @@ import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.payment.AccountId;
 import dev.fencepost.payment.LedgerAudit;
 import dev.fencepost.payment.PayoutIntake;
+import dev.fencepost.payment.PayoutState;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,17 +36,6 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * says about itself.
  */
 final class LocalRun implements AutoCloseable {
-
-  static final List<String> STATES =
-      List.of(
-          "PENDING",
-          "CLAIMED",
-          "RAIL_SUBMITTED",
-          "RAIL_ACKED",
-          "RAIL_AMBIGUOUS",
-          "POSTED",
-          "FAILED",
-          "ABANDONED");
 
   private final RunOptions options;
   private final Path runDir;
@@ -274,7 +264,9 @@ final class LocalRun implements AutoCloseable {
   /** Payouts per state, every state present (zeros included). */
   Map<String, Long> states() {
     Map<String, Long> states = new LinkedHashMap<>();
-    STATES.forEach(state -> states.put(state, 0L));
+    for (PayoutState state : PayoutState.values()) {
+      states.put(state.name(), 0L);
+    }
     JdbcClient.create(platform.paydb().dataSource())
         .sql("SELECT state, count(*) AS n FROM payout GROUP BY state")
         .query((rs, i) -> Map.entry(rs.getString("state"), rs.getLong("n")))
@@ -293,7 +285,7 @@ final class LocalRun implements AutoCloseable {
 
   Summary summarize(Duration elapsed, int rounds, long walSyncs) throws IOException {
     Map<String, Long> states = states();
-    RailStubAdmin stub = platform.railStubAdmin();
+    RailStubAdmin.Tally rail = platform.railStubAdmin().tally();
     LedgerAudit.Report ledger = new LedgerAudit(platform.paydb().dataSource()).check(10);
     long fencedAtProxy =
         JdbcClient.create(platform.proxydb().dataSource())
@@ -309,9 +301,9 @@ final class LocalRun implements AutoCloseable {
         options.workers(),
         options.backend(),
         states,
-        stub.movements(),
+        rail.movements(),
         states.get("POSTED"),
-        stub.duplicates(),
+        rail.duplicates(),
         ledger.clean(),
         fencedAtProxy + countInWorkerLogs(" FENCED_OUT"),
         rounds,
