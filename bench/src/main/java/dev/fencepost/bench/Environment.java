@@ -235,17 +235,7 @@ public final class Environment implements AutoCloseable {
 
   /** PostgreSQL's WAL sync count (PostgreSQL 17: pg_stat_wal.wal_sync), server-wide. */
   public long postgresWalSyncs() {
-    try (Connection c =
-            DriverManager.getConnection(
-                postgres.jdbcUrl("postgres"),
-                EmbeddedPostgresServer.USER,
-                EmbeddedPostgresServer.PASSWORD);
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT wal_sync FROM pg_stat_wal")) {
-      return rs.next() ? rs.getLong(1) : -1;
-    } catch (Exception e) {
-      return -1;
-    }
+    return serverCounter("SELECT wal_sync FROM pg_stat_wal");
   }
 
   /**
@@ -254,14 +244,18 @@ public final class Environment implements AutoCloseable {
    * flushes only every so often. Reading it assigns no id.
    */
   public long postgresTransactionIds() {
+    return serverCounter("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint");
+  }
+
+  /** One server-wide number read on a fresh connection; -1 when it cannot be read. */
+  private long serverCounter(String query) {
     try (Connection c =
             DriverManager.getConnection(
                 postgres.jdbcUrl("postgres"),
                 EmbeddedPostgresServer.USER,
                 EmbeddedPostgresServer.PASSWORD);
         Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint")) {
+        ResultSet rs = s.executeQuery(query)) {
       return rs.next() ? rs.getLong(1) : -1;
     } catch (Exception e) {
       return -1;

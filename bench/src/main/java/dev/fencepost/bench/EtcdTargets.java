@@ -16,7 +16,6 @@ import io.etcd.jetcd.watch.WatchEvent;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumSet;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -39,26 +38,11 @@ public final class EtcdTargets {
   /** E1: put-if-absent on a lease (token = revision), compare-and-delete on ModRevision. */
   public static LockTarget rawTransactions(String endpoints) {
     Client etcd = Client.builder().endpoints(endpoints.split(",")).build();
-    return new LockTarget() {
-      @Override
-      public String id() {
-        return "E1";
-      }
-
-      @Override
-      public String title() {
-        return "raw jetcd txn: put-if-absent with lease / compare-and-delete on ModRevision";
-      }
-
-      @Override
-      public Store store() {
-        return Store.ETCD;
-      }
-
-      @Override
-      public Set<Op> ops() {
-        return EnumSet.of(Op.ACQUIRE, Op.PAIR, Op.TRY_HELD, Op.HANDOFF, Op.RENEW, Op.INSPECT);
-      }
+    return new LockTarget.Described(
+        "E1",
+        "raw jetcd txn: put-if-absent with lease / compare-and-delete on ModRevision",
+        Store.ETCD,
+        EnumSet.of(Op.ACQUIRE, Op.PAIR, Op.TRY_HELD, Op.HANDOFF, Op.RENEW, Op.INSPECT)) {
 
       @Override
       public String why(Op op) {
@@ -168,26 +152,11 @@ public final class EtcdTargets {
   /** E2: jetcd's Lock RPC (the v3lock service) on a per-worker lease. */
   public static LockTarget lockRpc(String endpoints) {
     Client etcd = Client.builder().endpoints(endpoints.split(",")).build();
-    return new LockTarget() {
-      @Override
-      public String id() {
-        return "E2";
-      }
-
-      @Override
-      public String title() {
-        return "jetcd Lock RPC (v3lock: lock on a lease / unlock)";
-      }
-
-      @Override
-      public Store store() {
-        return Store.ETCD;
-      }
-
-      @Override
-      public Set<Op> ops() {
-        return EnumSet.of(Op.ACQUIRE, Op.PAIR, Op.HANDOFF, Op.RENEW);
-      }
+    return new LockTarget.Described(
+        "E2",
+        "jetcd Lock RPC (v3lock: lock on a lease / unlock)",
+        Store.ETCD,
+        EnumSet.of(Op.ACQUIRE, Op.PAIR, Op.HANDOFF, Op.RENEW)) {
 
       @Override
       public String why(Op op) {

@@ -26,29 +26,10 @@ public final class Floors {
 
   /** F1: a 32-byte TCP echo on loopback, Nagle off, one thread per connection. */
   public static LockTarget loopback() {
-    return new LockTarget() {
+    return new LockTarget.Described(
+        "F1", "loopback TCP echo, 32 bytes, TCP_NODELAY", Store.NONE, Set.of(Op.FLOOR)) {
       private final ServerSocket server = open();
       private final Thread acceptor = startAcceptor(server);
-
-      @Override
-      public String id() {
-        return "F1";
-      }
-
-      @Override
-      public String title() {
-        return "loopback TCP echo, 32 bytes, TCP_NODELAY";
-      }
-
-      @Override
-      public Store store() {
-        return Store.NONE;
-      }
-
-      @Override
-      public Set<Op> ops() {
-        return Set.of(Op.FLOOR);
-      }
 
       @Override
       public Client client(int index) throws IOException {
@@ -126,26 +107,11 @@ public final class Floors {
 
   /** F2: write 64 bytes and fdatasync (FileChannel.force(false)) on the stores' filesystem. */
   public static LockTarget fdatasync(Path directory) {
-    return new LockTarget() {
-      @Override
-      public String id() {
-        return "F2";
-      }
-
-      @Override
-      public String title() {
-        return "64-byte write + fdatasync (FileChannel.force(false)) in " + directory;
-      }
-
-      @Override
-      public Store store() {
-        return Store.NONE;
-      }
-
-      @Override
-      public Set<Op> ops() {
-        return Set.of(Op.FLOOR);
-      }
+    return new LockTarget.Described(
+        "F2",
+        "64-byte write + fdatasync (FileChannel.force(false)) in " + directory,
+        Store.NONE,
+        Set.of(Op.FLOOR)) {
 
       @Override
       public Client client(int index) throws IOException {
@@ -182,28 +148,13 @@ public final class Floors {
    * connection, TCP_NODELAY, one write per request; see {@link PlainHttp}).
    */
   public static LockTarget httpNoop(String baseUrl, String which) {
-    return new LockTarget() {
-      @Override
-      public String id() {
-        return "F3";
-      }
-
-      @Override
-      public String title() {
-        return "no-op HTTP: GET /actuator/health/liveness on the lock server ("
+    return new LockTarget.Described(
+        "F3",
+        "no-op HTTP: GET /actuator/health/liveness on the lock server ("
             + which
-            + "), sent as the starter sends (kept-alive HTTP/1.1, TCP_NODELAY)";
-      }
-
-      @Override
-      public Store store() {
-        return Store.NONE;
-      }
-
-      @Override
-      public Set<Op> ops() {
-        return Set.of(Op.FLOOR);
-      }
+            + "), sent as the starter sends (kept-alive HTTP/1.1, TCP_NODELAY)",
+        Store.NONE,
+        Set.of(Op.FLOOR)) {
 
       @Override
       public Client client(int index) {
@@ -232,26 +183,11 @@ public final class Floors {
    */
   public static LockTarget httpNoopJdk(String baseUrl, String which) {
     URI uri = URI.create(baseUrl + "/actuator/health/liveness");
-    return new LockTarget() {
-      @Override
-      public String id() {
-        return "F4";
-      }
-
-      @Override
-      public String title() {
-        return "the same no-op HTTP request through the JDK HttpClient (HTTP/1.1) (" + which + ")";
-      }
-
-      @Override
-      public Store store() {
-        return Store.NONE;
-      }
-
-      @Override
-      public Set<Op> ops() {
-        return Set.of(Op.FLOOR);
-      }
+    return new LockTarget.Described(
+        "F4",
+        "the same no-op HTTP request through the JDK HttpClient (HTTP/1.1) (" + which + ")",
+        Store.NONE,
+        Set.of(Op.FLOOR)) {
 
       @Override
       public Client client(int index) {

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 import javax.sql.DataSource;
@@ -57,26 +56,11 @@ public final class JdbcTargets {
    * row and returns a token from a sequence; release is a compare-and-delete on (key, token).
    */
   public static LockTarget rawTable(HikariDataSource pool) {
-    return new LockTarget() {
-      @Override
-      public String id() {
-        return "P1";
-      }
-
-      @Override
-      public String title() {
-        return "raw JDBC lock table: upsert ... RETURNING token / compare-and-delete";
-      }
-
-      @Override
-      public Store store() {
-        return Store.POSTGRES;
-      }
-
-      @Override
-      public Set<Op> ops() {
-        return EnumSet.of(Op.ACQUIRE, Op.PAIR, Op.TRY_HELD, Op.HANDOFF, Op.RENEW, Op.INSPECT);
-      }
+    return new LockTarget.Described(
+        "P1",
+        "raw JDBC lock table: upsert ... RETURNING token / compare-and-delete",
+        Store.POSTGRES,
+        EnumSet.of(Op.ACQUIRE, Op.PAIR, Op.TRY_HELD, Op.HANDOFF, Op.RENEW, Op.INSPECT)) {
 
       @Override
       public String why(Op op) {
@@ -171,26 +155,11 @@ public final class JdbcTargets {
                 .withJdbcTemplate(new JdbcTemplate(dataSource))
                 .usingDbTime()
                 .build());
-    return new LockTarget() {
-      @Override
-      public String id() {
-        return "P3";
-      }
-
-      @Override
-      public String title() {
-        return "ShedLock JdbcTemplateLockProvider (usingDbTime)";
-      }
-
-      @Override
-      public Store store() {
-        return Store.POSTGRES;
-      }
-
-      @Override
-      public Set<Op> ops() {
-        return EnumSet.of(Op.ACQUIRE, Op.PAIR, Op.TRY_HELD, Op.RENEW);
-      }
+    return new LockTarget.Described(
+        "P3",
+        "ShedLock JdbcTemplateLockProvider (usingDbTime)",
+        Store.POSTGRES,
+        EnumSet.of(Op.ACQUIRE, Op.PAIR, Op.TRY_HELD, Op.RENEW)) {
 
       @Override
       public String why(Op op) {
@@ -238,26 +207,11 @@ public final class JdbcTargets {
    */
   public static LockTarget springIntegration(DataSource dataSource) {
     DataSourceTransactionManager tx = new DataSourceTransactionManager(dataSource);
-    return new LockTarget() {
-      @Override
-      public String id() {
-        return "P4";
-      }
-
-      @Override
-      public String title() {
-        return "Spring Integration JdbcLockRegistry (DefaultLockRepository, TTL 30 s)";
-      }
-
-      @Override
-      public Store store() {
-        return Store.POSTGRES;
-      }
-
-      @Override
-      public Set<Op> ops() {
-        return EnumSet.of(Op.ACQUIRE, Op.PAIR, Op.TRY_HELD, Op.HANDOFF, Op.RENEW);
-      }
+    return new LockTarget.Described(
+        "P4",
+        "Spring Integration JdbcLockRegistry (DefaultLockRepository, TTL 30 s)",
+        Store.POSTGRES,
+        EnumSet.of(Op.ACQUIRE, Op.PAIR, Op.TRY_HELD, Op.HANDOFF, Op.RENEW)) {
 
       @Override
       public String why(Op op) {

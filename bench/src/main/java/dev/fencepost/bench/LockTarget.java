@@ -32,6 +32,41 @@ public interface LockTarget extends AutoCloseable {
   @Override
   default void close() throws Exception {}
 
+  /** A target whose description is fixed when it is made; subclasses supply only the clients. */
+  abstract class Described implements LockTarget {
+    private final String id;
+    private final String title;
+    private final Store store;
+    private final Set<Op> ops;
+
+    protected Described(String id, String title, Store store, Set<Op> ops) {
+      this.id = id;
+      this.title = title;
+      this.store = store;
+      this.ops = Set.copyOf(ops);
+    }
+
+    @Override
+    public final String id() {
+      return id;
+    }
+
+    @Override
+    public final String title() {
+      return title;
+    }
+
+    @Override
+    public final Store store() {
+      return store;
+    }
+
+    @Override
+    public final Set<Op> ops() {
+      return ops;
+    }
+  }
+
   /** One worker's view of the target. Not shared between threads. */
   interface Client extends AutoCloseable {
 
