@@ -21,11 +21,7 @@ class EffectListenerTest {
     Platform platform = Platform.shared();
     Payout payout = platform.accountWithPayouts("effects", 10_000, 1, 2_000).get(0);
     List<Effect> seen = new CopyOnWriteArrayList<>();
-    try (ConfigurableApplicationContext worker =
-        platform.worker(
-            context ->
-                context.registerBean(
-                    "payoutEffectListener", PayoutEffectListener.class, () -> seen::add))) {
+    try (ConfigurableApplicationContext worker = workerReportingTo(platform, seen)) {
       PayoutResult result = worker.getBean(PayoutExecutor.class).execute(payout);
 
       assertThat(result.outcome()).isEqualTo(PayoutOutcome.POSTED);
@@ -46,11 +42,7 @@ class EffectListenerTest {
     Platform platform = Platform.shared();
     Payout payout = platform.accountWithPayouts("effects-poor", 1_000, 1, 2_000).get(0);
     List<Effect> seen = new CopyOnWriteArrayList<>();
-    try (ConfigurableApplicationContext worker =
-        platform.worker(
-            context ->
-                context.registerBean(
-                    "payoutEffectListener", PayoutEffectListener.class, () -> seen::add))) {
+    try (ConfigurableApplicationContext worker = workerReportingTo(platform, seen)) {
       PayoutResult first = worker.getBean(PayoutExecutor.class).execute(payout);
       PayoutResult again = worker.getBean(PayoutExecutor.class).execute(payout);
 
@@ -61,5 +53,14 @@ class EffectListenerTest {
     // re-run finds the payout terminal on its re-read and attempts nothing.
     assertThat(seen).extracting(Effect::what).containsExactly(Kind.CLAIM);
     assertThat(seen).extracting(Effect::outcome).containsExactly("OK");
+  }
+
+  /** A worker whose every side effect is appended to {@code seen}. */
+  private static ConfigurableApplicationContext workerReportingTo(
+      Platform platform, List<Effect> seen) {
+    return platform.worker(
+        context ->
+            context.registerBean(
+                "payoutEffectListener", PayoutEffectListener.class, () -> seen::add));
   }
 }

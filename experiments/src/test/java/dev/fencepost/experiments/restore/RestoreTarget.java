@@ -23,7 +23,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -48,7 +47,22 @@ interface RestoreTarget extends AutoCloseable {
    * Launches a lock server on this backend, with the procedure's floor when {@code floor} is not
    * null; the caller awaits its health.
    */
-  JavaProcess launch(ExperimentRun run, String phase, Long floor);
+  default JavaProcess launch(ExperimentRun run, String phase, Long floor) {
+    List<String> args = new ArrayList<>(lockServerArgs());
+    if (floor != null) {
+      args.add("--" + floorProperty() + "=" + floor);
+    }
+    return LockServers.launch(
+        "lock-server-" + phase,
+        run.dir().resolve("logs").resolve("lock-server-" + phase + ".log"),
+        args);
+  }
+
+  /** The lock server's arguments that put it on this backend. */
+  List<String> lockServerArgs();
+
+  /** The lock server's property that carries the restore procedure's floor on this backend. */
+  String floorProperty();
 
   /** A cold backup (the lock server is stopped). */
   void backup();
@@ -68,7 +82,12 @@ interface RestoreTarget extends AutoCloseable {
   /**
    * The procedure's floor from the guards' highest token {@code g} and the backend's own {@code l}.
    */
-  long floor(long g, long l);
+  default long floor(long g, long l) {
+    return Math.max(g, l) + margin();
+  }
+
+  /** What the procedure adds above the highest token either side has seen. */
+  long margin();
 
   /** How this backend's backup, restore and floor are done, for the report. */
   String procedure();
@@ -99,15 +118,13 @@ interface RestoreTarget extends AutoCloseable {
     }
 
     @Override
-    public JavaProcess launch(ExperimentRun run, String phase, Long floor) {
-      List<String> args = new ArrayList<>(LockServers.on(lockdb));
-      if (floor != null) {
-        args.add("--fencepost.lock.postgres.token-floor=" + floor);
-      }
-      return LockServers.launch(
-          "lock-server-" + phase,
-          run.dir().resolve("logs").resolve("lock-server-" + phase + ".log"),
-          args);
+    public List<String> lockServerArgs() {
+      return LockServers.on(lockdb);
+    }
+
+    @Override
+    public String floorProperty() {
+      return "fencepost.lock.postgres.token-floor";
     }
 
     @Override
@@ -148,8 +165,8 @@ interface RestoreTarget extends AutoCloseable {
     static final long MARGIN = 1_000_000;
 
     @Override
-    public long floor(long g, long l) {
-      return Math.max(g, l) + MARGIN;
+    public long margin() {
+      return MARGIN;
     }
 
     @Override
@@ -165,15 +182,7 @@ interface RestoreTarget extends AutoCloseable {
     }
 
     private long query(String sql) {
-      try (Connection c =
-              DriverManager.getConnection(lockdb.jdbcUrl(), lockdb.username(), lockdb.password());
-          Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery(sql)) {
-        rs.next();
-        return rs.getLong(1);
-      } catch (SQLException e) {
-        throw new IllegalStateException(sql, e);
-      }
+      return Inv04RestoreIT.max(lockdb, sql);
     }
 
     private void admin(String sql) {
@@ -225,15 +234,13 @@ interface RestoreTarget extends AutoCloseable {
     }
 
     @Override
-    public JavaProcess launch(ExperimentRun run, String phase, Long floor) {
-      List<String> args = new ArrayList<>(LockServers.onEtcd(cluster.endpoints()));
-      if (floor != null) {
-        args.add("--fencepost.lock.etcd.revision-floor=" + floor);
-      }
-      return LockServers.launch(
-          "lock-server-" + phase,
-          run.dir().resolve("logs").resolve("lock-server-" + phase + ".log"),
-          args);
+    public List<String> lockServerArgs() {
+      return LockServers.onEtcd(cluster.endpoints());
+    }
+
+    @Override
+    public String floorProperty() {
+      return "fencepost.lock.etcd.revision-floor";
     }
 
     @Override
@@ -379,8 +386,8 @@ interface RestoreTarget extends AutoCloseable {
     static final long MARGIN = 1_000;
 
     @Override
-    public long floor(long g, long l) {
-      return Math.max(g, l) + MARGIN;
+    public long margin() {
+      return MARGIN;
     }
 
     @Override

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencepost.experiments.harness.EvidenceAfterAllPassed;
 import dev.fencepost.experiments.harness.ExperimentRun;
 import dev.fencepost.experiments.harness.Guards;
+import dev.fencepost.experiments.harness.PostedOnce;
 import dev.fencepost.experiments.harness.RunResult;
 import dev.fencepost.experiments.harness.Takeover;
 import dev.fencepost.experiments.harness.Worker;
@@ -277,12 +278,7 @@ class Uc03PausedHolderIT {
   }
 
   static void assertSafeAndPostedOnce(Outcome o) {
-    assertThat(o.run().report().safe())
-        .as(o.run().report().toMarkdown(o.run().scenario()))
-        .isTrue();
-    assertThat(o.finalState()).isEqualTo(PayoutState.POSTED);
-    assertThat(o.movements()).isEqualTo(1);
-    assertThat(o.submissions()).isEqualTo(1);
+    PostedOnce.assertPostedOnce(o.run(), o.finalState(), o.movements(), o.submissions());
     assertThat(o.run().history().accounts)
         .filteredOn(a -> a.id().startsWith("uc03"))
         .singleElement()

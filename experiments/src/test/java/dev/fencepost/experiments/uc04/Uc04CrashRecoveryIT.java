@@ -6,6 +6,7 @@ import dev.fencepost.experiments.harness.Evidence;
 import dev.fencepost.experiments.harness.EvidenceAfterAllPassed;
 import dev.fencepost.experiments.harness.ExperimentRun;
 import dev.fencepost.experiments.harness.Guards;
+import dev.fencepost.experiments.harness.PostedOnce;
 import dev.fencepost.experiments.harness.RunResult;
 import dev.fencepost.experiments.harness.Worker;
 import dev.fencepost.history.Records;
@@ -87,12 +88,7 @@ class Uc04CrashRecoveryIT {
   }
 
   static void assertRecovered(Outcome o) {
-    assertThat(o.run().report().safe())
-        .as(o.run().report().toMarkdown(o.run().scenario()))
-        .isTrue();
-    assertThat(o.finalState()).isEqualTo(PayoutState.POSTED);
-    assertThat(o.movements()).isEqualTo(1);
-    assertThat(o.submissions()).isEqualTo(1);
+    PostedOnce.assertPostedOnce(o.run(), o.finalState(), o.movements(), o.submissions());
     assertThat(o.run().effectsOf("w2")).allMatch(e -> "OK".equals(e.outcome()));
   }
 
