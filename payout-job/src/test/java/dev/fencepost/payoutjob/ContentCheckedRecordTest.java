@@ -33,7 +33,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 @Tag("FR-18")
 @Tag("FR-24")
-@Tag("INV-03")
+@Tag("FR-23")
 class ContentCheckedRecordTest {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
