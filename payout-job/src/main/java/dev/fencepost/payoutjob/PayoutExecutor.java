@@ -12,6 +12,7 @@ import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutId;
 import dev.fencepost.payment.PayoutState;
+import dev.fencepost.payment.SubmittedContent;
 import dev.fencepost.payoutjob.PayoutEffectListener.Effect;
 import dev.fencepost.payoutjob.PayoutEffectListener.Kind;
 import dev.fencepost.payoutjob.PayoutFailpoint.Point;
@@ -34,6 +35,7 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -210,7 +212,8 @@ public final class PayoutExecutor {
       return submit(reclaimed, key, lock, token);
     }
     if (record instanceof Found found) {
-      return fromRecord(payout, found.submission(), lock, token);
+      return contentMismatch(payout, found.content(), "RECORD", lock, token)
+          .orElseGet(() -> fromRecord(payout, found.submission(), lock, token));
     }
     return result(
         payout.id(), PayoutOutcome.DEFERRED, "proxy record: " + ((Unavailable) record).reason());
@@ -220,7 +223,8 @@ public final class PayoutExecutor {
     Lookup record = proxy.find(payout.id());
     logRecovery(payout, token, record);
     if (record instanceof Found found) {
-      return fromRecord(payout, found.submission(), lock, token);
+      return contentMismatch(payout, found.content(), "RECORD", lock, token)
+          .orElseGet(() -> fromRecord(payout, found.submission(), lock, token));
     }
     if (record instanceof NotFound) {
       // Cannot happen by construction (markSubmitted follows the proxy's intent); conservative.
@@ -284,7 +288,8 @@ public final class PayoutExecutor {
           .addKeyValue("existingToken", duplicate.existing().fencingToken())
           .addKeyValue("existingOutcome", duplicate.existing().outcome())
           .log("proxy already has a submission for {}; resolving from it", claimed.id());
-      return fromRecord(claimed, duplicate.existing(), lock, token);
+      return contentMismatch(claimed, duplicate.content(), "DUPLICATE", lock, token)
+          .orElseGet(() -> fromRecord(claimed, duplicate.existing(), lock, token));
     }
     if (answer instanceof OutcomeNotRecorded) {
       failpoint.reached(Point.PROXY_ANSWERED, claimed);
@@ -356,6 +361,62 @@ public final class PayoutExecutor {
         token,
         () -> paydb.recordOutcomeMissing(id, token, worker));
     return result(id, PayoutOutcome.AMBIGUOUS, "no recorded outcome");
+  }
+
+  /**
+   * ADR 0140: a proxy record found under this payout's id is acted on only when it carries this
+   * payout's account, amount, currency, beneficiary and client reference. Otherwise somebody else
+   * submitted this id, and our own payout may never have been sent: the payout goes to
+   * RAIL_AMBIGUOUS (never retried, never posted, never RAIL_ACKED) for an operator, and the
+   * reconciler reports it as SUBMISSION_CONTENT_MISMATCH. Empty when the contents agree.
+   *
+   * @param answer where the record came from: DUPLICATE (a 409 to our submit) or RECORD (recovery)
+   */
+  private Optional<PayoutResult> contentMismatch(
+      Payout payout, SubmittedContent recorded, String answer, HeldLock lock, FencingToken token) {
+    List<String> differences = SubmittedContent.of(payout).differences(recorded);
+    if (differences.isEmpty()) {
+      return Optional.empty();
+    }
+    log.atError()
+        .addKeyValue("event", "payout.rail_content_mismatch")
+        .addKeyValue("payoutId", payout.id())
+        .addKeyValue("accountId", payout.accountId())
+        .addKeyValue("state", payout.state())
+        .addKeyValue("answer", answer)
+        .addKeyValue("fields", differences)
+        .addKeyValue("token", token.value())
+        .addKeyValue("recordedAccountId", recorded == null ? null : recorded.accountId())
+        .addKeyValue("recordedAmountMinor", recorded == null ? null : recorded.amountMinor())
+        .addKeyValue("recordedCurrency", recorded == null ? null : recorded.currency())
+        .addKeyValue("recordedBeneficiaryRef", recorded == null ? null : recorded.beneficiaryRef())
+        .addKeyValue(
+            "recordedClientReference", recorded == null ? null : recorded.clientReference())
+        .log(
+            "the proxy's submission under payout id {} is not this payout ({} differ);"
+                + " left RAIL_AMBIGUOUS for an operator",
+            payout.id(),
+            differences);
+    PayoutId id = payout.id();
+    Payout current = payout;
+    if (current.state() == PayoutState.CLAIMED) {
+      // The table has no CLAIMED -> RAIL_AMBIGUOUS row: the proxy did accept a submission under
+      // this id, whose outcome for this payout's content is unknown (ADR 0140).
+      lock.ensureHeld();
+      current =
+          write(Kind.MARK_SUBMITTED, current, token, () -> paydb.markSubmitted(id, token, worker));
+    }
+    lock.ensureHeld();
+    write(
+        Kind.RECORD_OUTCOME_MISSING,
+        current,
+        token,
+        () -> paydb.recordOutcomeMissing(id, token, worker));
+    return Optional.of(
+        result(
+            id,
+            PayoutOutcome.CONTENT_MISMATCH,
+            answer.toLowerCase() + " differs in " + String.join(",", differences)));
   }
 
   private PayoutResult post(Payout acked, HeldLock lock, FencingToken token) {

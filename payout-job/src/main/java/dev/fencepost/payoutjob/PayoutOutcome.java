@@ -10,6 +10,11 @@ public enum PayoutOutcome {
   FAILED_DECLINED,
   /** Timeout or unknown outcome: RAIL_AMBIGUOUS, never resubmitted (UC-05, FR-23). */
   AMBIGUOUS,
+  /**
+   * The proxy's record under this payout's id carries another account, amount, currency,
+   * beneficiary or client reference: RAIL_AMBIGUOUS, left for an operator (ADR 0140).
+   */
+  CONTENT_MISMATCH,
   /** The re-read inside the grant found it terminal: someone else finished it (FR-14, UC-02). */
   ALREADY_TERMINAL,
   /** The re-read found it RAIL_AMBIGUOUS: nothing for a worker to do (FR-23). */

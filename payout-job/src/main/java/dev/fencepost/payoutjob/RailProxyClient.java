@@ -3,6 +3,7 @@ package dev.fencepost.payoutjob;
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutId;
+import dev.fencepost.payment.SubmittedContent;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -39,8 +40,11 @@ public final class RailProxyClient {
   /** 409 STALE_TOKEN: the proxy has seen a newer token for the account (FR-17). Nothing sent. */
   public record StaleToken(long presentedToken, long highWater) implements SubmitAnswer {}
 
-  /** 409 DUPLICATE_SUBMISSION: the payout was submitted before; resolve from {@code existing}. */
-  public record Duplicate(Submission existing) implements SubmitAnswer {}
+  /**
+   * 409 DUPLICATE_SUBMISSION: the payout id was submitted before; resolve from {@code existing}
+   * only when {@code content} (what that submission carried) is this payout's (ADR 0140).
+   */
+  public record Duplicate(Submission existing, SubmittedContent content) implements SubmitAnswer {}
 
   /** 503 OUTCOME_NOT_RECORDED: the rail was called, the outcome not recorded: ambiguous. */
   public record OutcomeNotRecorded(String observedOutcome) implements SubmitAnswer {}
@@ -65,8 +69,11 @@ public final class RailProxyClient {
   /** The answer to a record lookup. */
   public sealed interface Lookup permits Found, NotFound, Unavailable {}
 
-  /** The proxy has a record: something was sent (or is being sent). */
-  public record Found(Submission submission) implements Lookup {}
+  /**
+   * The proxy has a record: something was sent (or is being sent) under this payout id, carrying
+   * {@code content} (ADR 0140).
+   */
+  public record Found(Submission submission, SubmittedContent content) implements Lookup {}
 
   /** 404 SUBMISSION_NOT_FOUND: nothing was ever sent for this payout. */
   public record NotFound() implements Lookup {}
@@ -138,7 +145,7 @@ public final class RailProxyClient {
     if (status == 409 && "DUPLICATE_SUBMISSION".equals(code)) {
       Object existing = answer.get("existing");
       if (existing instanceof Map<?, ?> record) {
-        return new Duplicate(submission(cast(record)));
+        return new Duplicate(submission(cast(record)), content(cast(record)));
       }
     }
     if (status == 503 && "OUTCOME_NOT_RECORDED".equals(code)) {
@@ -165,7 +172,7 @@ public final class RailProxyClient {
       HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
       Map<String, Object> answer = parse(response.body());
       if (response.statusCode() == 200) {
-        return new Found(submission(answer));
+        return new Found(submission(answer), content(answer));
       }
       if (response.statusCode() == 404 && "SUBMISSION_NOT_FOUND".equals(string(answer, "code"))) {
         return new NotFound();
@@ -186,6 +193,16 @@ public final class RailProxyClient {
         string(record, "outcome"),
         string(record, "railReference"),
         string(record, "declineCode"));
+  }
+
+  /** What the recorded submission carried; a missing field stays null (or -1) and so differs. */
+  private static SubmittedContent content(Map<String, Object> record) {
+    return new SubmittedContent(
+        string(record, "accountId"),
+        number(record, "amountMinor"),
+        string(record, "currency"),
+        string(record, "beneficiaryRef"),
+        string(record, "clientReference"));
   }
 
   @SuppressWarnings("unchecked")

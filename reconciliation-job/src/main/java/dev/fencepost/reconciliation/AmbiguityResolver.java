@@ -10,8 +10,10 @@ import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutId;
 import dev.fencepost.payment.PayoutState;
+import dev.fencepost.payment.SubmittedContent;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -25,6 +27,12 @@ import org.slf4j.LoggerFactory;
  * FAILED. Anything else, including an unavailable lookup, leaves the payout ambiguous to age.
  * Elapsed time alone never resolves anything: the window only decides when "not found" becomes
  * evidence (FR-24).
+ *
+ * <p>Before any of that, the proxy's record under the payout's id must carry this payout's account,
+ * amount, currency, beneficiary and client reference, and every movement the lookup shows this
+ * payout's amount (ADR 0140). Otherwise somebody else used the id: the payout is left ambiguous for
+ * an operator, never resolved, and the refusal is a {@link Discrepancy#SUBMISSION_CONTENT_MISMATCH}
+ * finding of the same run.
  *
  * <p>Each transition runs under the account's lock {@code payout:{accountId}} and presents that
  * grant's token (ADR 0037, INV-07), after re-reading the payout inside the grant (FR-14). Nothing
@@ -58,26 +66,30 @@ public class AmbiguityResolver {
     ABSENT,
     AWAITING_EVIDENCE,
     LOOKUP_UNAVAILABLE,
-    SKIPPED
+    SKIPPED,
+    CONTENT_MISMATCH
   }
 
   /** One pass over the ambiguous payouts, oldest first (at most 1,000 per run). */
   public ResolutionSummary resolveAll() {
     List<PaydbReads.Ambiguous> ambiguous = reads.ambiguous(1000);
     int settled = 0, absent = 0, awaiting = 0, unavailable = 0, skipped = 0;
+    List<Finding> refused = new ArrayList<>();
     for (PaydbReads.Ambiguous a : ambiguous) {
-      switch (resolve(a)) {
+      switch (resolve(a, refused)) {
         case SETTLED -> settled++;
         case ABSENT -> absent++;
         case AWAITING_EVIDENCE -> awaiting++;
         case LOOKUP_UNAVAILABLE -> unavailable++;
         case SKIPPED -> skipped++;
+        case CONTENT_MISMATCH -> {}
       }
     }
-    return new ResolutionSummary(ambiguous.size(), settled, absent, awaiting, unavailable, skipped);
+    return new ResolutionSummary(
+        ambiguous.size(), settled, absent, awaiting, unavailable, skipped, refused);
   }
 
-  private Result resolve(PaydbReads.Ambiguous a) {
+  private Result resolve(PaydbReads.Ambiguous a, List<Finding> refused) {
     PayoutId id = PayoutId.parse(a.payoutId());
     Optional<Payout> seen = paydb.findPayout(id);
     if (seen.isEmpty() || seen.get().state() != PayoutState.RAIL_AMBIGUOUS) {
@@ -85,9 +97,20 @@ public class AmbiguityResolver {
     }
     String reference = seen.get().clientReference();
     Instant lookedUpAt = reads.now();
+    Optional<Submission> record;
+    try {
+      record = proxy.submission(a.payoutId());
+    } catch (SourceUnavailableException e) {
+      return outcome(a, Result.LOOKUP_UNAVAILABLE, "proxy record: " + e.getMessage(), null);
+    }
     RailLookup lookup = proxy.lookup(reference);
     if (lookup instanceof RailLookup.Unavailable u) {
       return outcome(a, Result.LOOKUP_UNAVAILABLE, u.reason(), null);
+    }
+    Optional<Finding> mismatch = contentMismatch(a, seen.get(), record, lookup);
+    if (mismatch.isPresent()) {
+      refused.add(mismatch.get());
+      return outcome(a, Result.CONTENT_MISMATCH, mismatch.get().detail(), null);
     }
     if (lookup instanceof RailLookup.Found f) {
       String railReference = f.movements().get(0).railReference();
@@ -117,6 +140,64 @@ public class AmbiguityResolver {
             + " s)";
     return underLock(
         a, Result.ABSENT, evidence, token -> paydb.resolveAbsent(id, token, actor(), evidence));
+  }
+
+  /**
+   * ADR 0140: the evidence is about this payout only if the proxy's record under its id carries its
+   * content and the rail moved its amount. Reads only; empty when everything agrees (or there is no
+   * proxy record, which the rules above already handle).
+   */
+  private static Optional<Finding> contentMismatch(
+      PaydbReads.Ambiguous a, Payout payout, Optional<Submission> record, RailLookup lookup) {
+    List<String> differences = new ArrayList<>();
+    record.ifPresent(r -> differences.addAll(SubmittedContent.of(payout).differences(r.content())));
+    if (lookup instanceof RailLookup.Found f
+        && f.movements().stream().anyMatch(m -> m.amountMinor() != payout.amountMinor())) {
+      differences.add("railMovementAmount");
+    }
+    if (differences.isEmpty()) {
+      return Optional.empty();
+    }
+    String detail =
+        "the proxy's submission or the rail's movement under payout id "
+            + a.payoutId()
+            + " is not this payout: differs in "
+            + String.join(",", differences)
+            + record
+                .map(
+                    r ->
+                        " (proxy submission "
+                            + r.id()
+                            + ": account "
+                            + r.accountId()
+                            + ", amount "
+                            + r.amountMinor()
+                            + " "
+                            + r.currency()
+                            + ", beneficiary "
+                            + r.beneficiaryRef()
+                            + ", reference "
+                            + r.clientReference()
+                            + ", outcome "
+                            + r.outcome()
+                            + ")")
+                .orElse("")
+            + "; left RAIL_AMBIGUOUS for an operator";
+    log.atError()
+        .addKeyValue("event", "payout.rail_content_mismatch")
+        .addKeyValue("payoutId", a.payoutId())
+        .addKeyValue("accountId", a.accountId())
+        .addKeyValue("state", payout.state())
+        .addKeyValue("answer", "RESOLUTION")
+        .addKeyValue("fields", differences)
+        .log(detail);
+    return Optional.of(
+        new Finding(
+            Discrepancy.SUBMISSION_CONTENT_MISMATCH,
+            a.payoutId(),
+            a.payoutId(),
+            a.accountId(),
+            detail));
   }
 
   private interface Transition {
@@ -156,7 +237,9 @@ public class AmbiguityResolver {
 
   private static Result outcome(PaydbReads.Ambiguous a, Result result, String detail, Long token) {
     var event =
-        (result == Result.SKIPPED || result == Result.LOOKUP_UNAVAILABLE
+        (result == Result.SKIPPED
+                    || result == Result.LOOKUP_UNAVAILABLE
+                    || result == Result.CONTENT_MISMATCH
                 ? log.atWarn()
                 : log.atInfo())
             .addKeyValue("event", "reconciliation.resolution")

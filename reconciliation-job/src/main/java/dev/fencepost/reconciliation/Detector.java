@@ -44,6 +44,16 @@ public class Detector {
 
   /** Compares the stores for {@code window}; {@code now} is paydb's clock when the run began. */
   public Detection detect(ReconciliationWindow window, Instant now) {
+    return detect(window, now, List.of());
+  }
+
+  /**
+   * The same, also reporting the resolver's refusals of this run ({@link
+   * ResolutionSummary#contentMismatches()}): a payout whose proxy record is not the payout stays
+   * ambiguous, and is a finding on every run until an operator acts, not only while its submission
+   * is inside the window.
+   */
+  public Detection detect(ReconciliationWindow window, Instant now, List<Finding> refusals) {
     Collector out = new Collector(settings.maxFindingsPerClass());
 
     Map<String, List<RailMovement>> movementsByRef = new LinkedHashMap<>();
@@ -69,15 +79,74 @@ public class Detector {
     Set<String> refs = new HashSet<>(refsMovedInWindow);
     refs.addAll(submissionByRef.keySet());
     Map<String, PaydbReads.PayoutFacts> payoutByRef = reads.byClientReference(refs);
+    Set<String> mismatched = contentMismatches(submissions, refusals, out);
 
     duplicates(refsMovedInWindow, movementsByRef, payoutByRef, out);
     movementsWithoutSubmission(refsMovedInWindow, submissionByRef, payoutByRef, out);
-    submissionsWithoutPosting(submissions, movementsByRef, payoutByRef, now, out);
+    submissionsWithoutPosting(
+        submissions.stream().filter(s -> !mismatched.contains(s.payoutId())).toList(),
+        movementsByRef,
+        payoutByRef,
+        now,
+        out);
     postingsWithoutSubmission(window, submissionByPayout, movementsByRef, out);
     ledger(out);
     concurrentInFlight(out);
     ambiguousBeyondSla(now, out);
     return new Detection(out.counts, out.findings);
+  }
+
+  /**
+   * ADR 0140: a submission in the window whose account, amount, currency, beneficiary or client
+   * reference is not that of the paydb payout with its id; and the payouts the resolver refused for
+   * the same reason. One finding per payout. Returns the payout ids found, whose submissions are
+   * this class's only (they are not also a missing posting: the money was never this payout's).
+   */
+  private Set<String> contentMismatches(
+      List<Submission> submissions, List<Finding> refusals, Collector out) {
+    Map<String, PaydbReads.PayoutFacts> payoutById =
+        reads.byId(submissions.stream().map(Submission::payoutId).toList());
+    Set<String> found = new HashSet<>();
+    for (Submission s : submissions) {
+      PaydbReads.PayoutFacts payout = payoutById.get(s.payoutId());
+      if (payout == null) {
+        continue;
+      }
+      List<String> differences = payout.content().differences(s.content());
+      if (differences.isEmpty() || !found.add(s.payoutId())) {
+        continue;
+      }
+      out.add(
+          new Finding(
+              Discrepancy.SUBMISSION_CONTENT_MISMATCH,
+              payout.payoutId(),
+              payout.payoutId(),
+              payout.accountId(),
+              "proxy submission "
+                  + s.id()
+                  + " under this payout's id differs in "
+                  + String.join(",", differences)
+                  + ": submitted account "
+                  + s.accountId()
+                  + ", amount "
+                  + s.amountMinor()
+                  + " "
+                  + s.currency()
+                  + ", beneficiary "
+                  + s.beneficiaryRef()
+                  + ", reference "
+                  + s.clientReference()
+                  + " (outcome "
+                  + s.outcome()
+                  + "); payout state "
+                  + payout.state()));
+    }
+    for (Finding refusal : refusals) {
+      if (refusal.payoutId() == null || found.add(refusal.payoutId())) {
+        out.add(refusal);
+      }
+    }
+    return found;
   }
 
   /** INV-02: the rail's own statement shows a client reference moving money more than once. */

@@ -22,6 +22,12 @@ public enum Discrepancy {
   POSTING_WITHOUT_SUBMISSION(Severity.PAGE),
   /** A balance that is not its ledger sum, a group that does not sum to zero, or Σ ledger ≠ 0. */
   LEDGER_IMBALANCE(Severity.PAGE),
+  /**
+   * The proxy's submission under a payout's id carries another account, amount, currency,
+   * beneficiary or client reference than the paydb payout: somebody else used the id, and the money
+   * may have gone elsewhere (ADR 0140). Also the resolver's refusal to resolve such a payout.
+   */
+  SUBMISSION_CONTENT_MISMATCH(Severity.PAGE),
   /** More than one non-terminal payout in flight for one account (A-15, INV-01's detective). */
   CONCURRENT_IN_FLIGHT(Severity.PAGE),
   /** RAIL_AMBIGUOUS for longer than the resolution SLA: hand to finance (UC-05 step 6). */

@@ -1,5 +1,6 @@
 package dev.fencepost.reconciliation;
 
+import dev.fencepost.payment.SubmittedContent;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -32,7 +33,17 @@ public class PaydbReads {
       Instant submittedAt,
       Instant settledAt,
       Instant updatedAt,
-      boolean posted) {}
+      boolean posted,
+      long amountMinor,
+      String currency,
+      String beneficiaryRef) {
+
+    /** What a submission of this payout carries (ADR 0140). */
+    public SubmittedContent content() {
+      return new SubmittedContent(
+          accountId, amountMinor, currency, beneficiaryRef, clientReference);
+    }
+  }
 
   /** A payout posting group. */
   public record Posting(String groupId, String payoutId, String accountId, Instant createdAt) {}
@@ -43,7 +54,7 @@ public class PaydbReads {
   private static final String FACTS =
       """
       SELECT p.id::text AS id, p.account_id, p.state, p.client_reference, p.submitted_at,
-             p.settled_at, p.updated_at,
+             p.settled_at, p.updated_at, p.amount_minor, p.currency, p.beneficiary_ref,
              EXISTS (SELECT 1 FROM ledger_group g
                       WHERE g.payout_id = p.id AND g.kind = 'PAYOUT_POSTING') AS posted
         FROM payout p""";
@@ -173,7 +184,10 @@ public class PaydbReads {
                   instant(rs.getTimestamp("submitted_at")),
                   instant(rs.getTimestamp("settled_at")),
                   instant(rs.getTimestamp("updated_at")),
-                  rs.getBoolean("posted")));
+                  rs.getBoolean("posted"),
+                  rs.getLong("amount_minor"),
+                  rs.getString("currency"),
+                  rs.getString("beneficiary_ref")));
         }
       }
       return out;

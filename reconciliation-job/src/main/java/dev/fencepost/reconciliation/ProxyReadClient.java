@@ -131,7 +131,14 @@ public class ProxyReadClient {
         n.path("clientReference").asString(),
         outcome.isNull() || outcome.isMissingNode() ? null : outcome.asString(),
         rail.isNull() || rail.isMissingNode() ? null : rail.asString(),
-        instant(n.path("createdAt")));
+        instant(n.path("createdAt")),
+        n.path("amountMinor").isNumber() ? n.path("amountMinor").asLong() : -1,
+        text(n.path("currency")),
+        text(n.path("beneficiaryRef")));
+  }
+
+  private static String text(JsonNode node) {
+    return node.isNull() || node.isMissingNode() ? null : node.asString();
   }
 
   static Instant instant(JsonNode node) {

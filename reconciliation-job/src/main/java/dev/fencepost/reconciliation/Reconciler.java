@@ -75,7 +75,7 @@ public class Reconciler {
     try {
       ResolutionSummary resolutions = resolver.resolveAll();
       Instant now = reads.now();
-      Detection detection = detector.detect(window, now);
+      Detection detection = detector.detect(window, now, resolutions.contentMismatches());
       Instant finishedAt = reads.now();
       Duration oldest =
           reads.oldestAmbiguousSince().map(s -> Duration.between(s, finishedAt)).orElse(null);

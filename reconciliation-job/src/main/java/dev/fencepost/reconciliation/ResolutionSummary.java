@@ -1,5 +1,7 @@
 package dev.fencepost.reconciliation;
 
+import java.util.List;
+
 /**
  * What ambiguity resolution did in one run (UC-05 steps 5 and 6).
  *
@@ -9,6 +11,8 @@ package dev.fencepost.reconciliation;
  * @param awaitingEvidence left ambiguous: nothing on the rail yet, still inside the window
  * @param lookupUnavailable left ambiguous: the lookup could not answer
  * @param skipped left alone: lock busy, fenced out, or another holder moved it first
+ * @param contentMismatches left ambiguous for an operator: the proxy's record under the payout's id
+ *     is not this payout (ADR 0140); each is a finding of the run
  */
 public record ResolutionSummary(
     int examined,
@@ -16,11 +20,16 @@ public record ResolutionSummary(
     int absent,
     int awaitingEvidence,
     int lookupUnavailable,
-    int skipped) {
+    int skipped,
+    List<Finding> contentMismatches) {
 
-  public static final ResolutionSummary NONE = new ResolutionSummary(0, 0, 0, 0, 0, 0);
+  public static final ResolutionSummary NONE = new ResolutionSummary(0, 0, 0, 0, 0, 0, List.of());
+
+  public ResolutionSummary {
+    contentMismatches = List.copyOf(contentMismatches);
+  }
 
   public int stillAmbiguous() {
-    return awaitingEvidence + lookupUnavailable + skipped;
+    return awaitingEvidence + lookupUnavailable + skipped + contentMismatches.size();
   }
 }

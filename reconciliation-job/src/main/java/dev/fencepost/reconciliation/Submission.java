@@ -1,5 +1,6 @@
 package dev.fencepost.reconciliation;
 
+import dev.fencepost.payment.SubmittedContent;
 import java.time.Instant;
 
 /**
@@ -14,6 +15,9 @@ import java.time.Instant;
  * @param outcome ACKED, REJECTED, TIMEOUT or null
  * @param railReference the rail's reference when acknowledged
  * @param createdAt when the intent was recorded
+ * @param amountMinor the amount submitted, -1 when the answer did not carry it
+ * @param currency the currency submitted
+ * @param beneficiaryRef where the money was to go
  */
 public record Submission(
     long id,
@@ -23,7 +27,15 @@ public record Submission(
     String clientReference,
     String outcome,
     String railReference,
-    Instant createdAt) {
+    Instant createdAt,
+    long amountMinor,
+    String currency,
+    String beneficiaryRef) {
+
+  /** What this submission carried, to compare with the paydb payout of the same id (ADR 0140). */
+  public SubmittedContent content() {
+    return new SubmittedContent(accountId, amountMinor, currency, beneficiaryRef, clientReference);
+  }
 
   public boolean acked() {
     return "ACKED".equals(outcome);
