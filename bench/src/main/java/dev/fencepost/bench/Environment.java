@@ -2,6 +2,7 @@ package dev.fencepost.bench;
 
 import com.sun.management.OperatingSystemMXBean;
 import dev.fencepost.launcher.App;
+import dev.fencepost.launcher.GrantSigningKeys;
 import dev.fencepost.launcher.etcd.EtcdCluster;
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
@@ -333,7 +334,9 @@ public final class Environment implements AutoCloseable {
             List.of(
                 "--spring.main.banner-mode=off",
                 "--logging.structured.format.console=",
-                "--logging.level.root=WARN"))
+                "--logging.level.root=WARN",
+                // The lock server signs every grant (ADR 0136); the benchmark pays for it too.
+                GrantSigningKeys.generate(workDir.resolve("grant-keys")).lockServerArg()))
         .args(appArgs)
         .start();
   }

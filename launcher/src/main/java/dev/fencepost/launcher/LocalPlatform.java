@@ -44,6 +44,7 @@ public final class LocalPlatform implements AutoCloseable {
   private final PostgresDatabase proxydb;
   private final PostgresDatabase batchdb;
   private final EtcdCluster etcd;
+  private final GrantSigningKeys grantKeys;
   private final JavaProcess lockServer;
   private final JavaProcess railStub;
   private final JavaProcess railProxy;
@@ -86,6 +87,8 @@ public final class LocalPlatform implements AutoCloseable {
         backendArgs = postgresArgs(lockdb);
       }
       this.etcd = startedEtcd;
+      // The lock server's grant-signing keys, this platform's own (ADR 0136).
+      this.grantKeys = GrantSigningKeys.generate(workDir.resolve("grant-keys"));
       int stubPort = JavaProcess.freeLoopbackPort();
       this.railStub =
           App.RAIL_STUB
@@ -101,12 +104,14 @@ public final class LocalPlatform implements AutoCloseable {
               .jvmArgs(b.jfrArgs("lock-server"))
               .httpPort(b.lockPort)
               .args(backendArgs)
+              .arg(grantKeys.lockServerArg())
               .args(b.lockServerArgs)
               .start();
       started.add(lockServer);
       List<String> proxyArgs = new ArrayList<>(postgresArgs(proxydb));
       proxyArgs.add("--fencepost.rail.base-url=http://127.0.0.1:" + stubPort);
       proxyArgs.add("--fencepost.rail.timeout=" + b.railTimeout);
+      proxyArgs.add(proxyGrantKeysArg());
       this.railProxy =
           App.RAIL_PROXY
               .process("rail-proxy", workDir.resolve("rail-proxy.log"))
@@ -186,6 +191,19 @@ public final class LocalPlatform implements AutoCloseable {
 
   public JavaProcess railProxy() {
     return railProxy;
+  }
+
+  /** The keys this platform's lock server signs grants with (tests sign their own with them). */
+  public GrantSigningKeys grantKeys() {
+    return grantKeys;
+  }
+
+  /**
+   * The argument that has a rail proxy verify grants against this platform's lock server's {@code
+   * /v1/grant-keys}: for another proxy a test starts next to the platform's own.
+   */
+  public String proxyGrantKeysArg() {
+    return GrantSigningKeys.remoteProxyArg(lockServer.baseUrl());
   }
 
   public RailStubAdmin railStubAdmin() {

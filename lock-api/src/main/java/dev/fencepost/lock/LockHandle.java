@@ -21,6 +21,14 @@ public interface LockHandle {
     return grant().token();
   }
 
+  /**
+   * The lock server's signed grant for {@link #token()}, the latest one it issued (a renew replaces
+   * it): present it with the token to a guard that verifies grants, the rail proxy (ADR 0135).
+   */
+  default String signedGrant() {
+    return grant().signedGrant();
+  }
+
   /** The lock's key. */
   default LockKey key() {
     return grant().key();

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.lockserver.http.LockServerClient;
+import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -41,7 +42,8 @@ class LockServerJarIT {
             Path.of(System.getProperty("lockserver.exec.jar")),
             "--spring.datasource.url=" + lockdb.jdbcUrl(),
             "--spring.datasource.username=postgres",
-            "--spring.datasource.password=postgres");
+            "--spring.datasource.password=postgres",
+            TestGrants.lockServerArg());
     LockServerClient client = new LockServerClient("http://127.0.0.1:" + server.port());
     await()
         .atMost(Duration.ofSeconds(120))

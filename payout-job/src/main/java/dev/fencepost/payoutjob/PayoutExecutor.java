@@ -244,7 +244,7 @@ public final class PayoutExecutor {
     lock.ensureHeld();
     long nanos = System.nanoTime();
     Instant at = Instant.now();
-    SubmitAnswer answer = proxy.submit(claimed, token);
+    SubmitAnswer answer = proxy.submit(claimed, token, lock.signedGrant());
     effects.attempted(
         new Effect(
             Kind.SUBMIT,

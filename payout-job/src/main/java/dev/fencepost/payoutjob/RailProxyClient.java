@@ -105,8 +105,12 @@ public final class RailProxyClient {
     this.readTimeout = readTimeout;
   }
 
-  /** Submits {@code payout} under {@code token}, once. */
-  public SubmitAnswer submit(Payout payout, FencingToken token) {
+  /**
+   * Submits {@code payout} under {@code token}, once, with the lock server's signed grant for that
+   * token ({@code grant}, the held lock's latest): the proxy refuses a submission without one, 403,
+   * which comes back as {@link Refused} (ADR 0137).
+   */
+  public SubmitAnswer submit(Payout payout, FencingToken token, String grant) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("payoutId", payout.id().toString());
     body.put("accountId", payout.accountId().value());
@@ -115,6 +119,7 @@ public final class RailProxyClient {
     body.put("amountMinor", payout.amountMinor());
     body.put("currency", payout.currency());
     body.put("beneficiaryRef", payout.beneficiaryRef());
+    body.put("grant", grant);
     HttpRequest request =
         HttpRequest.newBuilder(base.resolve("v1/submissions"))
             .timeout(submitTimeout)

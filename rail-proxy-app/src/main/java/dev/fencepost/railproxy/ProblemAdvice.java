@@ -54,6 +54,23 @@ class ProblemAdvice extends ProblemJsonExceptionHandler {
     return Problems.response(problem);
   }
 
+  @ExceptionHandler(GrantRefusedException.class)
+  ResponseEntity<Object> grantRefused(GrantRefusedException e) {
+    ProblemDetail problem = Problems.of(HttpStatus.FORBIDDEN, e.code().name(), e.getMessage());
+    problem.setProperty("payoutId", e.request().payoutId());
+    problem.setProperty("presentedToken", e.request().fencingToken());
+    return Problems.response(problem);
+  }
+
+  @ExceptionHandler(GrantKeysUnavailableException.class)
+  ResponseEntity<Object> grantKeysUnavailable(GrantKeysUnavailableException e) {
+    return Problems.response(
+        Problems.of(
+            HttpStatus.SERVICE_UNAVAILABLE,
+            "GRANT_KEYS_UNAVAILABLE",
+            "the lock server's grant keys are unavailable; nothing was recorded or sent"));
+  }
+
   @ExceptionHandler(StaleTokenException.class)
   ResponseEntity<Object> stale(StaleTokenException e) {
     ProblemDetail problem = Problems.of(HttpStatus.CONFLICT, "STALE_TOKEN", e.getMessage());

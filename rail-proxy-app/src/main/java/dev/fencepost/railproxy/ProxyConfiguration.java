@@ -1,6 +1,8 @@
 package dev.fencepost.railproxy;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -18,6 +20,13 @@ class ProxyConfiguration {
     return FencingSwitches.from(properties.fencing(), meters);
   }
 
+  /** The grant check; a test may register its own {@link GrantVerifier} before refresh. */
+  @Bean
+  @ConditionalOnMissingBean(GrantVerifier.class)
+  GrantVerifier grantVerifier(GrantVerificationProperties properties) {
+    return SignedGrantVerifier.from(properties, Clock.systemUTC());
+  }
+
   @Bean
   RailClient railClient(RailProperties properties, JsonMapper json) {
     return new RailClient(properties, json);
@@ -30,12 +39,13 @@ class ProxyConfiguration {
 
   @Bean
   SubmissionService submissionService(
+      GrantVerifier grants,
       SubmissionStore store,
       TransactionTemplate transaction,
       RailClient rail,
       FencingSwitches switches,
       MeterRegistry meters) {
-    return new SubmissionService(store, transaction, rail, switches, meters);
+    return new SubmissionService(grants, store, transaction, rail, switches, meters);
   }
 
   @Bean

@@ -15,6 +15,8 @@ import tools.jackson.databind.JsonNode;
  * @param amountMinor amount in integer minor units, positive
  * @param currency the platform's single currency (A-06)
  * @param beneficiaryRef opaque synthetic beneficiary reference (NFR-12)
+ * @param grant the lock server's signed grant for {@code payout:{accountId}} and {@code
+ *     fencingToken} (ADR 0137); null when the body has none, which the grant check refuses
  */
 public record SubmissionRequest(
     String payoutId,
@@ -23,7 +25,8 @@ public record SubmissionRequest(
     String clientReference,
     long amountMinor,
     String currency,
-    String beneficiaryRef) {
+    String beneficiaryRef,
+    String grant) {
 
   /** Identifiers: safe in logs, URLs and lock keys. */
   static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z0-9:._-]{1,128}");
@@ -48,7 +51,23 @@ public record SubmissionRequest(
         identifier(body, "clientReference"),
         positiveInteger(body, "amountMinor"),
         currency,
-        identifier(body, "beneficiaryRef"));
+        identifier(body, "beneficiaryRef"),
+        grant(body));
+  }
+
+  /**
+   * The grant as presented: absent or null stays null (refused by the grant check, with a row, ADR
+   * 0137); any other JSON than a string is bad input.
+   */
+  private static String grant(JsonNode body) {
+    JsonNode node = body.get("grant");
+    if (node == null || node.isNull()) {
+      return null;
+    }
+    if (!node.isString()) {
+      throw new InvalidSubmissionException("grant", "must be a string (the lock server's JWS)");
+    }
+    return node.stringValue();
   }
 
   private static String identifier(JsonNode body, String field) {

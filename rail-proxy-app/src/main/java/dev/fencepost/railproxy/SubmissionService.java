@@ -20,6 +20,7 @@ public final class SubmissionService {
 
   private static final Logger log = LoggerFactory.getLogger(SubmissionService.class);
 
+  private final GrantVerifier grants;
   private final SubmissionStore store;
   private final TransactionTemplate transaction;
   private final RailClient rail;
@@ -27,11 +28,13 @@ public final class SubmissionService {
   private final MeterRegistry meters;
 
   public SubmissionService(
+      GrantVerifier grants,
       SubmissionStore store,
       TransactionTemplate transaction,
       RailClient rail,
       FencingSwitches switches,
       MeterRegistry meters) {
+    this.grants = grants;
     this.store = store;
     this.transaction = transaction;
     this.rail = rail;
@@ -45,12 +48,19 @@ public final class SubmissionService {
   /**
    * Submits a payout to the rail at most once.
    *
+   * @throws GrantRefusedException the grant does not prove the lock server issued this token for
+   *     this account (403); recorded, nothing else touched
+   * @throws GrantKeysUnavailableException the lock server's keys are unavailable (503); nothing
+   *     recorded or sent
    * @throws StaleTokenException the token is below the account's high-water (409)
    * @throws DuplicateSubmissionException the payout was already submitted (409)
    * @throws OutcomeNotRecordedException the rail was called but proxydb refused the outcome (503)
    * @throws DataAccessException proxydb failed before the rail was called (503, nothing sent)
    */
   public Result submit(SubmissionRequest request) {
+    // Before anything else: a token the lock server did not sign for this account must not reach
+    // the high-water, which could never be lowered again by the runtime (ADR 0137).
+    verifyGrant(request);
     IntentResult intent = recordIntent(request);
     if (intent instanceof IntentResult.Stale stale) {
       fencedOut(request, stale.highWater());
@@ -102,6 +112,54 @@ public final class SubmissionService {
         .addKeyValue("detail", outcome.detail())
         .log("rail outcome recorded");
     return new Result(request, accepted.submissionId(), outcome);
+  }
+
+  private void verifyGrant(SubmissionRequest request) {
+    try {
+      grants.verify(request);
+    } catch (GrantRefusedException refused) {
+      transaction.executeWithoutResult(
+          status ->
+              store.recordGrantRejection(
+                  refused.code().name(), request, refused.keyId(), refused.getMessage()));
+      meters
+          .counter(
+              "fencepost.rail.submission.grant_refusals",
+              "guard",
+              "rail-proxy",
+              "code",
+              refused.code().name())
+          .increment();
+      log.atWarn()
+          .addKeyValue("event", "rail.submission.grant_refused")
+          .addKeyValue("guard", "rail-proxy")
+          .addKeyValue("code", refused.code().name())
+          .addKeyValue("key", request.lockKey())
+          .addKeyValue("presentedToken", request.fencingToken())
+          .addKeyValue("grantKeyId", refused.keyId())
+          .addKeyValue("payoutId", request.payoutId())
+          .addKeyValue("accountId", request.accountId())
+          .addKeyValue("clientReference", request.clientReference())
+          .addKeyValue("detail", refused.getMessage())
+          .log(
+              "submission refused: its grant is not the lock server's for this token; never forwarded");
+      throw refused;
+    } catch (GrantKeysUnavailableException unavailable) {
+      meters
+          .counter(
+              "fencepost.rail.submission.grant_refusals",
+              "guard",
+              "rail-proxy",
+              "code",
+              "GRANT_KEYS_UNAVAILABLE")
+          .increment();
+      log.atError()
+          .addKeyValue("event", "rail.grant_keys.unavailable")
+          .addKeyValue("payoutId", request.payoutId())
+          .setCause(unavailable)
+          .log("the lock server's grant keys could not be fetched; nothing recorded or sent");
+      throw unavailable;
+    }
   }
 
   private IntentResult recordIntent(SubmissionRequest request) {

@@ -145,6 +145,32 @@ public final class SubmissionStore {
         .update();
   }
 
+  /**
+   * Records a submission refused for its grant (ADR 0137): {@code reason} is the refusal code; the
+   * high-water is neither read nor touched.
+   */
+  public void recordGrantRejection(
+      String reason, SubmissionRequest r, String grantKeyId, String detail) {
+    jdbc.sql(
+            """
+            INSERT INTO submission_rejection (reason, payout_id, account_id, presented_token,
+                client_reference, grant_key_id, detail)
+            VALUES (:reason, :payoutId, :accountId, :token, :clientReference, :kid, :detail)
+            """)
+        .param("reason", reason)
+        .param("payoutId", r.payoutId())
+        .param("accountId", r.accountId())
+        .param("token", r.fencingToken())
+        .param("clientReference", r.clientReference())
+        .param("kid", grantKeyId == null ? null : truncate(grantKeyId, 128))
+        .param("detail", detail == null ? null : truncate(detail, 500))
+        .update();
+  }
+
+  private static String truncate(String value, int max) {
+    return value.length() <= max ? value : value.substring(0, max);
+  }
+
   public Optional<SubmissionRecord> findByPayoutId(String payoutId) {
     return jdbc.sql("SELECT " + COLUMNS + " FROM rail_submission WHERE payout_id = :payoutId")
         .param("payoutId", payoutId)

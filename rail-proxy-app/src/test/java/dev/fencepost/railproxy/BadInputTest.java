@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.fencepost.testsupport.generate.Generated;
+import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.io.ByteArrayInputStream;
 import java.net.URI;
@@ -56,6 +57,8 @@ class BadInputTest {
   @DynamicPropertySource
   static void wire(DynamicPropertyRegistry registry) {
     registry.add("spring.datasource.url", proxydb::jdbcUrl);
+    registry.add(
+        "fencepost.proxy.grants.jwk-set-file", () -> TestGrants.keys().publicFile().toString());
     registry.add("fencepost.rail.base-url", rail::baseUrl);
   }
 

@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
+import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -146,6 +147,7 @@ class FencingSwitchNegativeControlTest {
     args.add("--spring.datasource.url=" + proxydb.jdbcUrl());
     args.add("--fencepost.rail.base-url=" + rail.baseUrl());
     args.add("--fencepost.rail.timeout=5s");
+    args.add(TestGrants.staticProxyArg());
     args.addAll(List.of(switches));
     app =
         RailProxyApplication.application()

@@ -1,5 +1,6 @@
 package dev.fencepost.railproxy;
 
+import dev.fencepost.testsupport.grants.TestGrants;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -38,6 +39,8 @@ final class ProxyHttp {
     body.put("amountMinor", 2_500);
     body.put("currency", "EUR");
     body.put("beneficiaryRef", "ben-" + payoutId);
+    // The lock server's signed grant for this account and token (ADR 0137), by the test key.
+    body.put("grant", TestGrants.forAccount(accountId, token));
     return body;
   }
 

@@ -11,6 +11,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.fencepost.launcher.process.JavaProcess;
+import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -60,7 +61,8 @@ class RailProxyJarIT {
         start(
             Path.of(System.getProperty("proxy.exec.jar")),
             "--spring.datasource.url=" + proxydb.jdbcUrl(),
-            "--fencepost.rail.base-url=" + rail.baseUrl());
+            "--fencepost.rail.base-url=" + rail.baseUrl(),
+            TestGrants.staticProxyArg());
     ProxyHttp proxy = new ProxyHttp(proxyProcess.port());
     await()
         .atMost(Duration.ofSeconds(120))

@@ -19,6 +19,7 @@ import com.github.tomakehurst.wiremock.extension.Parameters;
 import com.github.tomakehurst.wiremock.extension.ServeEventListener;
 import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
+import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -79,6 +80,8 @@ class RailSubmissionTest {
   @DynamicPropertySource
   static void wire(DynamicPropertyRegistry registry) {
     registry.add("spring.datasource.url", proxydb::jdbcUrl);
+    registry.add(
+        "fencepost.proxy.grants.jwk-set-file", () -> TestGrants.keys().publicFile().toString());
     registry.add("fencepost.rail.base-url", rail::baseUrl);
     // Short budgets keep the suite fast; not so short that a cold JVM on a busy machine trips them.
     registry.add("fencepost.rail.timeout", () -> "1s");

@@ -1,6 +1,7 @@
 package dev.fencepost.reconciliation;
 
 import dev.fencepost.launcher.App;
+import dev.fencepost.launcher.GrantSigningKeys;
 import dev.fencepost.launcher.LocalPlatform;
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
@@ -72,6 +73,7 @@ final class TestStack {
               .arg("--spring.application.name=rail-proxy-unguarded")
               .arg("--fencepost.rail.base-url=" + platform.railStub().baseUrl())
               .arg("--fencepost.rail.timeout=" + RAIL_TIMEOUT)
+              .arg(platform.proxyGrantKeysArg())
               .args(PROXY_ARGS)
               .arg("--fencepost.proxy.fencing.experiment=true")
               .arg("--fencepost.proxy.fencing.uniqueness-enabled=false")
@@ -93,6 +95,11 @@ final class TestStack {
 
   String unguardedProxyUrl() {
     return unguardedProxy.baseUrl();
+  }
+
+  /** The platform's grant-signing keys, to sign what a test submits without a lock. */
+  GrantSigningKeys grantKeys() {
+    return platform.grantKeys();
   }
 
   String lockServerUrl() {

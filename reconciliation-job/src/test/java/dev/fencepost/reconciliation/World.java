@@ -8,6 +8,7 @@ import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutId;
 import dev.fencepost.payment.testkit.PaydbFixtures;
+import dev.fencepost.testsupport.grants.TestGrants;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -168,6 +169,14 @@ final class World {
     body.put("amountMinor", payout.amountMinor());
     body.put("currency", payout.currency());
     body.put("beneficiaryRef", payout.beneficiaryRef());
+    // Signed with the platform's lock-server key, as the lock server signs a grant (ADR 0137).
+    body.put(
+        "grant",
+        TestGrants.sign(
+            stack.grantKeys().current(),
+            payout.accountId().lockKey().value(),
+            token,
+            Instant.now().plusSeconds(60)));
     HttpResponse<String> response =
         send("POST", proxyUrl + "/v1/submissions", JSON.writeValueAsString(body));
     if (response.statusCode() != 200) {

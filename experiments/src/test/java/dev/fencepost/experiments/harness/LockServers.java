@@ -1,6 +1,7 @@
 package dev.fencepost.experiments.harness;
 
 import dev.fencepost.launcher.App;
+import dev.fencepost.launcher.GrantSigningKeys;
 import dev.fencepost.launcher.LocalPlatform;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.launcher.process.JavaProcess;
@@ -26,7 +27,21 @@ public final class LockServers {
   /** Starts of one lock server before it counts as failed. */
   public static final int START_ATTEMPTS = 3;
 
+  private static GrantSigningKeys grantKeys;
+
   private LockServers() {}
+
+  /**
+   * The grant-signing keys of every lock server of this test JVM (ADR 0136): one set, so that the
+   * proxies verify grants whichever lock server a scenario's workers use, and across restarts.
+   */
+  public static synchronized GrantSigningKeys grantKeys() {
+    if (grantKeys == null) {
+      grantKeys =
+          GrantSigningKeys.generate(Settings.runsDir().resolve("_stack").resolve("grant-keys"));
+    }
+    return grantKeys;
+  }
 
   /**
    * Starts a lock server with {@code backend}'s arguments and returns at once; see {@link
@@ -37,6 +52,7 @@ public final class LockServers {
         .process(name, log)
         .httpPort(0)
         .arg("--spring.main.banner-mode=off")
+        .arg(grantKeys().lockServerArg())
         .args(backend)
         .start();
   }

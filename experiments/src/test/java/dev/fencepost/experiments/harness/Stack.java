@@ -38,6 +38,15 @@ public final class Stack {
   /** How long the stub hangs when its fault plan says so. */
   public static final String STUB_HANG = "3s";
 
+  /**
+   * How far past its expiry the proxies accept a grant. The experiments freeze holders past their
+   * lease on purpose, to show which token guard refuses the thawed holder (and, in the negative
+   * controls, what happens without it); the proxy's default of 2 s would refuse the thawed holder's
+   * expired grant first (GRANT_EXPIRED) and hide the token guards. The expiry check itself is
+   * rail-proxy's own test (ADR 0137).
+   */
+  static final String GRANT_CLOCK_SKEW = "5m";
+
   /** Services' start-up banner off: their logs are JSON lines. */
   static final String NO_BANNER = "--spring.main.banner-mode=off";
 
@@ -149,6 +158,9 @@ public final class Stack {
           args.add(NO_BANNER);
           args.add("--fencepost.rail.base-url=" + stub.baseUrl());
           args.add("--fencepost.rail.timeout=" + RAIL_TIMEOUT);
+          // Every lock server of the experiments signs with the same keys (LockServers).
+          args.add(LockServers.grantKeys().staticProxyArg());
+          args.add("--fencepost.proxy.grants.clock-skew=" + GRANT_CLOCK_SKEW);
           if (!g.allOn()) {
             args.add("--fencepost.proxy.fencing.experiment=true");
             args.add("--fencepost.proxy.fencing.high-water-enabled=" + g.highWater());

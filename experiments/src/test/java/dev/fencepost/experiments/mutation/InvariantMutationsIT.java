@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencepost.experiments.harness.ExperimentRun;
 import dev.fencepost.experiments.harness.Guards;
+import dev.fencepost.experiments.harness.LockServers;
 import dev.fencepost.experiments.harness.RunResult;
 import dev.fencepost.experiments.harness.Worker;
 import dev.fencepost.history.Checker;
@@ -15,6 +16,7 @@ import dev.fencepost.payment.IllegalTransitionException;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payoutjob.PayoutFailpoint.Point;
+import dev.fencepost.testsupport.grants.TestGrants;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -27,6 +29,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -267,9 +270,11 @@ class InvariantMutationsIT {
 
   /**
    * INV-07, "effect without a grant": a driver writes with a token no grant ever issued, through
-   * paydb's fenced claim and the proxy's submission. Both guards accept it (it is above what they
-   * have seen: a guard cannot tell a forged token from a new one), which is why INV-07 is
-   * structural; the checker finds effects whose token was never acquired on the account's key.
+   * paydb's fenced claim and the proxy's submission. paydb accepts it (it is above what it has
+   * seen: paydb cannot tell a forged token from a new one); the proxy would refuse it for want of a
+   * signed grant (ADR 0137), so the driver signs one with the lock server's key, the mutation of a
+   * stolen signing key. The checker finds effects whose token was never acquired on the account's
+   * key.
    */
   static RunResult writesWithoutAGrant(ExperimentRun run, Payout p) {
     long forged = 4_000_000_000_000L + (UUID.randomUUID().getLeastSignificantBits() & 0xffff);
@@ -345,7 +350,18 @@ class InvariantMutationsIT {
     return run.finish();
   }
 
+  /**
+   * A driver's submission, with a grant signed by the experiments' lock-server key: the mutations
+   * break other enforcement than the grant check (ADR 0137), which would otherwise refuse them
+   * first (a stale retry's grant has expired; a forged token has none).
+   */
   static HttpResponse<String> submit(ExperimentRun run, Payout p, long token) {
+    String grant =
+        TestGrants.sign(
+            LockServers.grantKeys().current(),
+            p.accountId().lockKey().value(),
+            token,
+            Instant.now().plusSeconds(60));
     String body =
         "{\"payoutId\":\""
             + p.id()
@@ -361,6 +377,8 @@ class InvariantMutationsIT {
             + p.currency()
             + "\",\"beneficiaryRef\":\""
             + p.beneficiaryRef()
+            + "\",\"grant\":\""
+            + grant
             + "\"}";
     HttpRequest request =
         HttpRequest.newBuilder(

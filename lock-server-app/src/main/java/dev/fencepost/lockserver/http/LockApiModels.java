@@ -36,7 +36,8 @@ final class LockApiModels {
       String sessionId,
       long token,
       Instant acquiredAt,
-      Instant expiresAt) {
+      Instant expiresAt,
+      String signedGrant) {
     static GrantResponse of(LockGrant grant) {
       return new GrantResponse(
           grant.key().value(),
@@ -44,7 +45,8 @@ final class LockApiModels {
           grant.sessionId().value(),
           grant.token().value(),
           grant.acquiredAt(),
-          grant.expiresAt());
+          grant.expiresAt(),
+          grant.signedGrant());
     }
   }
 

@@ -12,6 +12,7 @@ import dev.fencepost.lock.SessionInfo;
 import dev.fencepost.lockserver.backend.BackendUnavailableException;
 import dev.fencepost.lockserver.backend.LockBackend;
 import dev.fencepost.lockserver.config.LockServerProperties;
+import dev.fencepost.lockserver.grant.GrantSigner;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -33,14 +34,23 @@ public final class LockService {
 
   private final LockBackend backend;
   private final LockServerProperties properties;
+  private final GrantSigner signer;
   private final MeterRegistry meters;
   private final Counter revokes;
   private final AtomicReference<LockBackend.BackendStats> lastStats =
       new AtomicReference<>(new LockBackend.BackendStats(0, 0));
 
-  public LockService(LockBackend backend, LockServerProperties properties, MeterRegistry meters) {
+  /**
+   * @param signer signs every grant this service hands out, whatever the backend (ADR 0135)
+   */
+  public LockService(
+      LockBackend backend,
+      LockServerProperties properties,
+      GrantSigner signer,
+      MeterRegistry meters) {
     this.backend = backend;
     this.properties = properties;
+    this.signer = signer;
     this.meters = meters;
     this.revokes =
         Counter.builder("fencepost.lock.revokes")
@@ -120,7 +130,7 @@ public final class LockService {
           .addKeyValue("sessionId", sessionId.value())
           .addKeyValue("token", grant.token().value())
           .log("lock granted");
-      return grant;
+      return signer.sign(grant);
     } catch (LockException e) {
       // Contention is a normal outcome (UC-02): debug, not a warning.
       log.atDebug()
@@ -135,7 +145,8 @@ public final class LockService {
 
   public LockGrant renew(LockKey key, SessionId sessionId, FencingToken token) {
     try {
-      return timed("renew", () -> backend.renew(key, sessionId, token));
+      // A renewed grant gets a fresh signature: its expiry moved on (ADR 0135).
+      return signer.sign(timed("renew", () -> backend.renew(key, sessionId, token)));
     } catch (LockLostException e) {
       log.atWarn()
           .addKeyValue("event", "lock.renew_rejected")

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.lockserver.http.LockServerClient.Response;
+import dev.fencepost.testsupport.grants.TestGrants;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -46,6 +47,7 @@ public abstract class LockServerHttpContractTest {
     properties.put("fencepost.lock.max-wait", "30s");
     properties.put("fencepost.lock.max-body-size", "4KB");
     properties.put("logging.structured.format.console", "");
+    properties.put("fencepost.lock.grant-signing.jwk-set-file", TestGrants.keys().privateFile());
     // Command-line arguments: they outrank application.yml, as in production.
     server =
         LockServerApplication.application()

@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.lockserver.http.LockServerClient;
 import dev.fencepost.lockserver.http.LockServerClient.Response;
+import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -69,7 +70,8 @@ class PostgresBadInputTest {
                 "--fencepost.lock.max-ttl=5m",
                 "--fencepost.lock.max-wait=30s",
                 "--logging.structured.format.console=",
-                "--logging.level.root=WARN");
+                "--logging.level.root=WARN",
+                TestGrants.lockServerArg());
     int port = ((WebServerApplicationContext) server).getWebServer().getPort();
     client = new LockServerClient("http://127.0.0.1:" + port);
     // One real session the generators reuse, so the bad part of a request is the only bad part.

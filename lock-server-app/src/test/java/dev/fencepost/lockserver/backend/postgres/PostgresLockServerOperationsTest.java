@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.lockserver.http.LockServerClient;
 import dev.fencepost.lockserver.http.LockServerClient.Response;
+import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.time.Duration;
@@ -56,7 +57,8 @@ class PostgresLockServerOperationsTest {
                 "--spring.datasource.url=" + lockdb.jdbcUrl(),
                 "--fencepost.lock.min-ttl=1s",
                 "--fencepost.lock.postgres.beacon-interval=200ms",
-                "--logging.structured.format.console="));
+                "--logging.structured.format.console=",
+                TestGrants.lockServerArg()));
     args.addAll(List.of(extra));
     ConfigurableApplicationContext server =
         LockServerApplication.application().run(args.toArray(String[]::new));

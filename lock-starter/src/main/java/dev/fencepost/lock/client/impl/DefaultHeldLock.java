@@ -31,7 +31,8 @@ import java.util.concurrent.TimeUnit;
 final class DefaultHeldLock implements HeldLock {
 
   private final DefaultLockClient client;
-  private final LockGrant grant;
+  // The latest grant for this lock: a renew answers with a freshly signed one (ADR 0135).
+  private volatile LockGrant grant;
   private final ClientSession session;
   private final long acquiredAtNanos;
   private final Object ticket;
@@ -158,13 +159,14 @@ final class DefaultHeldLock implements HeldLock {
    * margin}, unless the old deadline has already passed, in which case the lock is lost (EXPIRED)
    * and stays lost.
    */
-  void confirmed(long sentNanos, long ttlNanos, long marginNanos) {
+  void confirmed(long sentNanos, long ttlNanos, long marginNanos, LockGrant renewed) {
     boolean expiredNow;
     synchronized (this) {
       if (released || lostReason != null) {
         return;
       }
       if (System.nanoTime() - deadlineNanos < 0) {
+        replaceGrant(renewed);
         long candidate = sentNanos + ttlNanos - marginNanos;
         if (candidate - deadlineNanos > 0) {
           deadlineNanos = candidate;
@@ -175,6 +177,15 @@ final class DefaultHeldLock implements HeldLock {
     }
     if (expiredNow) {
       client.onLost(this, Reason.EXPIRED, expiredDetail());
+    }
+  }
+
+  /** Keeps the renewed grant's signature; a grant of another key or token is never taken. */
+  private void replaceGrant(LockGrant renewed) {
+    if (renewed != null
+        && renewed.key().equals(grant.key())
+        && renewed.token().equals(grant.token())) {
+      grant = renewed;
     }
   }
 

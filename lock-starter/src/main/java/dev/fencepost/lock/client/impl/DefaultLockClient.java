@@ -361,7 +361,7 @@ public final class DefaultLockClient implements StartableLockClient, SmartLifecy
       // than hand out a lock that is lost on arrival.
       long renewSent = System.nanoTime();
       try {
-        http.renew(grant.key(), s.id(), grant.token());
+        grant = http.renew(grant.key(), s.id(), grant.token());
         deadline = renewSent + s.ttlNanos() - marginNanos;
       } catch (RuntimeException e) {
         // Keep the expired deadline: the lock is handed over already lost, and ensureHeld says so.
@@ -583,8 +583,8 @@ public final class DefaultLockClient implements StartableLockClient, SmartLifecy
   private boolean renew(DefaultHeldLock lock, ClientSession s) {
     long sent = System.nanoTime();
     try {
-      http.renew(lock.key(), s.id(), lock.token());
-      lock.confirmed(sent, s.ttlNanos(), marginNanos);
+      LockGrant renewed = http.renew(lock.key(), s.id(), lock.token());
+      lock.confirmed(sent, s.ttlNanos(), marginNanos, renewed);
     } catch (LockLostException e) {
       if (lock.lose(e.reason(), "renew: " + e.getMessage())) {
         onLost(lock, e.reason(), "renew: " + e.getMessage());

@@ -332,7 +332,8 @@ final class LockServerHttp {
       String sessionId,
       Long token,
       Instant acquiredAt,
-      Instant expiresAt) {
+      Instant expiresAt,
+      String signedGrant) {
     LockGrant toGrant() {
       if (key == null || sessionId == null || token == null || acquiredAt == null) {
         throw new LockServiceUnavailableException(
@@ -344,7 +345,8 @@ final class LockServerHttp {
           SessionId.of(sessionId),
           FencingToken.of(token),
           acquiredAt,
-          expiresAt == null ? acquiredAt : expiresAt);
+          expiresAt == null ? acquiredAt : expiresAt,
+          signedGrant);
     }
   }
 

@@ -36,7 +36,8 @@ class DefaultHeldLockTest {
           SessionId.of("s"),
           FencingToken.of(5),
           Instant.EPOCH,
-          Instant.EPOCH.plusSeconds(2));
+          Instant.EPOCH.plusSeconds(2),
+          "original");
   private final ClientSession session =
       new ClientSession(SessionId.of("s"), System.nanoTime(), Duration.ofSeconds(2).toNanos());
 
@@ -66,7 +67,8 @@ class DefaultHeldLockTest {
     long sent = System.nanoTime();
     DefaultHeldLock lock = lockWithDeadline(sent - 1);
 
-    lock.confirmed(sent, Duration.ofSeconds(2).toNanos(), Duration.ofMillis(600).toNanos());
+    lock.confirmed(
+        sent, Duration.ofSeconds(2).toNanos(), Duration.ofMillis(600).toNanos(), renewed("late"));
 
     assertThat(lock.isHeld()).isFalse();
     assertThat(lock.lostReason()).contains(LockLostException.Reason.EXPIRED);
@@ -77,12 +79,65 @@ class DefaultHeldLockTest {
     long now = System.nanoTime();
     DefaultHeldLock lock = lockWithDeadline(now + Duration.ofSeconds(1).toNanos());
 
-    lock.confirmed(now, Duration.ofSeconds(10).toNanos(), Duration.ofSeconds(3).toNanos());
+    lock.confirmed(now, Duration.ofSeconds(10).toNanos(), Duration.ofSeconds(3).toNanos(), null);
 
     assertThat(lock.isHeld()).isTrue();
     assertThat(lock.remaining())
         .isGreaterThan(Duration.ofSeconds(6))
         .isLessThan(Duration.ofSeconds(7));
+  }
+
+  @Test
+  void aTimelyConfirmationHandsOnTheRenewedSignedGrantSoWorkPresentsTheLatestOne() {
+    long now = System.nanoTime();
+    DefaultHeldLock lock = lockWithDeadline(now + Duration.ofSeconds(1).toNanos());
+
+    lock.confirmed(
+        now, Duration.ofSeconds(10).toNanos(), Duration.ofSeconds(3).toNanos(), renewed("fresh"));
+
+    assertThat(lock.signedGrant()).isEqualTo("fresh");
+    assertThat(lock.token()).isEqualTo(FencingToken.of(5));
+  }
+
+  @Test
+  void aRenewAnswerForAnotherTokenNeverReplacesTheGrant() {
+    long now = System.nanoTime();
+    DefaultHeldLock lock = lockWithDeadline(now + Duration.ofSeconds(1).toNanos());
+    LockGrant other =
+        new LockGrant(
+            grant.key(),
+            "o",
+            SessionId.of("s"),
+            FencingToken.of(6),
+            Instant.EPOCH,
+            Instant.EPOCH.plusSeconds(4),
+            "other");
+
+    lock.confirmed(now, Duration.ofSeconds(10).toNanos(), Duration.ofSeconds(3).toNanos(), other);
+
+    assertThat(lock.signedGrant()).isEqualTo("original");
+  }
+
+  @Test
+  void aConfirmationAfterTheDeadlineKeepsTheOldGrant() {
+    long sent = System.nanoTime();
+    DefaultHeldLock lock = lockWithDeadline(sent - 1);
+
+    lock.confirmed(
+        sent, Duration.ofSeconds(2).toNanos(), Duration.ofMillis(600).toNanos(), renewed("late"));
+
+    assertThat(lock.signedGrant()).isEqualTo("original");
+  }
+
+  private LockGrant renewed(String signed) {
+    return new LockGrant(
+        grant.key(),
+        "o",
+        SessionId.of("s"),
+        grant.token(),
+        Instant.EPOCH,
+        Instant.EPOCH.plusSeconds(4),
+        signed);
   }
 
   @Test

@@ -8,6 +8,7 @@ import dev.fencepost.lock.client.LockClient;
 import dev.fencepost.lock.client.LockClientMetrics;
 import dev.fencepost.lock.client.impl.DefaultLockClient;
 import dev.fencepost.lockserver.LockServerApplication;
+import dev.fencepost.testsupport.grants.TestGrants;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -62,6 +63,7 @@ public final class RealLockServer {
     args.add("--server.address=127.0.0.1");
     args.add("--spring.main.banner-mode=off");
     args.add("--logging.structured.format.console=");
+    args.add(TestGrants.lockServerArg());
     List<AutoCloseable> resources = new ArrayList<>();
     switch (backend) {
       case POSTGRES -> {
