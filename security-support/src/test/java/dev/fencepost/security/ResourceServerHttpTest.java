@@ -85,7 +85,11 @@ class ResourceServerHttpTest {
     HttpResponse<String> response = get("/work", null);
     assertThat(response.statusCode()).isEqualTo(401);
     assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-    assertThat(response.body()).contains("\"code\":\"UNAUTHENTICATED\"");
+    assertThat(response.body())
+        .contains("\"code\":\"UNAUTHENTICATED\"")
+        .contains("\"type\":\"https://fencepost.dev/problems/unauthenticated\"")
+        .contains("\"title\":\"Unauthorized\"")
+        .contains("\"status\":401");
     assertThat(response.headers().firstValue("WWW-Authenticate"))
         .hasValueSatisfying(v -> assertThat(v).startsWith("Bearer"));
   }

@@ -1,9 +1,10 @@
 package dev.fencepost.security.impl;
 
-import dev.fencepost.web.Problems;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.net.URI;
+import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
@@ -20,7 +21,8 @@ import org.springframework.security.web.access.AccessDeniedHandler;
 
 /**
  * The two refusals of the security filter chain, answered like every other Fencepost error
- * (web-support's {@link Problems}): 401 {@code UNAUTHENTICATED} with the bearer scheme's {@code
+ * (web-support's {@code Problems}: type {@code https://fencepost.dev/problems/<code>}, the status's
+ * title, a stable {@code code}): 401 {@code UNAUTHENTICATED} with the bearer scheme's {@code
  * WWW-Authenticate} header, 403 {@code FORBIDDEN}. Each is an INFO event ({@code
  * security.unauthenticated}, {@code security.forbidden}) with the method, path and reason; the
  * token itself is never logged, and the answer's detail does not say which check failed.
@@ -56,7 +58,7 @@ final class RefusalHandlers implements AuthenticationEntryPoint, AccessDeniedHan
     bearer.commence(request, response, e);
     write(
         response,
-        Problems.of(
+        problem(
             HttpStatus.UNAUTHORIZED,
             "UNAUTHENTICATED",
             "a valid bearer token for this service is required"));
@@ -77,7 +79,20 @@ final class RefusalHandlers implements AuthenticationEntryPoint, AccessDeniedHan
     response.setStatus(HttpStatus.FORBIDDEN.value());
     write(
         response,
-        Problems.of(HttpStatus.FORBIDDEN, "FORBIDDEN", "the caller's roles do not allow this"));
+        problem(HttpStatus.FORBIDDEN, "FORBIDDEN", "the caller's roles do not allow this"));
+  }
+
+  /**
+   * web-support's {@code Problems.of}, restated: this module cannot depend on web-support, whose
+   * tests use test-support, which depends on this module for its test issuer.
+   * ResourceServerHttpTest checks the shape.
+   */
+  private static ProblemDetail problem(HttpStatus status, String code, String detail) {
+    ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+    problem.setType(URI.create("https://fencepost.dev/problems/" + code.toLowerCase(Locale.ROOT)));
+    problem.setTitle(status.getReasonPhrase());
+    problem.setProperty("code", code);
+    return problem;
   }
 
   private void write(HttpServletResponse response, ProblemDetail problem) throws IOException {
