@@ -49,8 +49,12 @@ public final class SubmissionService {
    * @throws DuplicateSubmissionException the payout was already submitted (409)
    * @throws OutcomeNotRecordedException the rail was called but proxydb refused the outcome (503)
    * @throws DataAccessException proxydb failed before the rail was called (503, nothing sent)
+   * @throws RailCredentialsUnavailableException no token for the rail; nothing recorded or sent
+   *     (503)
    */
   public Result submit(SubmissionRequest request) {
+    // The rail credential first: an intent recorded without one would read as sent (ADR 0145).
+    String credential = credential(request);
     IntentResult intent = recordIntent(request);
     if (intent instanceof IntentResult.Stale stale) {
       fencedOut(request, stale.highWater());
@@ -81,7 +85,7 @@ public final class SubmissionService {
 
     Timer.Sample sample = Timer.start(meters);
     // Exactly one call. Whatever it returns or throws, it is never repeated (ADR 0042, UC-05).
-    RailOutcome outcome = rail.submit(request);
+    RailOutcome outcome = rail.submit(request, credential);
     sample.stop(
         Timer.builder("fencepost.rail.submit.duration")
             .description("Time of the single rail call per submission")
@@ -102,6 +106,22 @@ public final class SubmissionService {
         .addKeyValue("detail", outcome.detail())
         .log("rail outcome recorded");
     return new Result(request, accepted.submissionId(), outcome);
+  }
+
+  private String credential(SubmissionRequest request) {
+    try {
+      return rail.credential();
+    } catch (RailCredentialsUnavailableException e) {
+      meters.counter("fencepost.rail.submission.no_credentials").increment();
+      log.atError()
+          .addKeyValue("event", "rail.submission.no_credentials")
+          .addKeyValue("payoutId", request.payoutId())
+          .addKeyValue("accountId", request.accountId())
+          .addKeyValue("fencingToken", request.fencingToken())
+          .addKeyValue("reason", e.getMessage())
+          .log("no bearer token for the rail; nothing recorded, nothing sent");
+      throw e;
+    }
   }
 
   private IntentResult recordIntent(SubmissionRequest request) {

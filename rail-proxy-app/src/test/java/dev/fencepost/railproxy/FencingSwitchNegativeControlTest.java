@@ -146,6 +146,7 @@ class FencingSwitchNegativeControlTest {
     args.add("--spring.datasource.url=" + proxydb.jdbcUrl());
     args.add("--fencepost.rail.base-url=" + rail.baseUrl());
     args.add("--fencepost.rail.timeout=5s");
+    args.addAll(TestIdentities.proxyArgs());
     args.addAll(List.of(switches));
     app =
         RailProxyApplication.application()

@@ -60,7 +60,9 @@ class RailProxyJarIT {
         start(
             Path.of(System.getProperty("proxy.exec.jar")),
             "--spring.datasource.url=" + proxydb.jdbcUrl(),
-            "--fencepost.rail.base-url=" + rail.baseUrl());
+            "--fencepost.rail.base-url=" + rail.baseUrl(),
+            TestIdentities.proxyArgs().get(0),
+            TestIdentities.proxyArgs().get(1));
     ProxyHttp proxy = new ProxyHttp(proxyProcess.port());
     await()
         .atMost(Duration.ofSeconds(120))

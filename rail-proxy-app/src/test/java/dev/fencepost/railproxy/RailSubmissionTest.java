@@ -79,6 +79,7 @@ class RailSubmissionTest {
   @DynamicPropertySource
   static void wire(DynamicPropertyRegistry registry) {
     registry.add("spring.datasource.url", proxydb::jdbcUrl);
+    TestIdentities.register(registry);
     registry.add("fencepost.rail.base-url", rail::baseUrl);
     // Short budgets keep the suite fast; not so short that a cold JVM on a busy machine trips them.
     registry.add("fencepost.rail.timeout", () -> "1s");
