@@ -41,7 +41,8 @@ class LockServerJarIT {
             Path.of(System.getProperty("lockserver.exec.jar")),
             "--spring.datasource.url=" + lockdb.jdbcUrl(),
             "--spring.datasource.username=postgres",
-            "--spring.datasource.password=postgres");
+            "--spring.datasource.password=postgres",
+            TestIdentities.serverArg());
     LockServerClient client = new LockServerClient("http://127.0.0.1:" + server.port());
     await()
         .atMost(Duration.ofSeconds(120))

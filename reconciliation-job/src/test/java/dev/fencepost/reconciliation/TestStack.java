@@ -5,9 +5,11 @@ import dev.fencepost.launcher.LocalPlatform;
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.launcher.process.JavaProcess;
+import dev.fencepost.security.FencepostRole;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The real parts, started once per test JVM and shared: the launcher's local platform on this JVM's
@@ -97,6 +99,11 @@ final class TestStack {
 
   String lockServerUrl() {
     return platform.lockServer().baseUrl();
+  }
+
+  /** The reconciler's client registration with the platform's issuer, as properties. */
+  Map<String, String> reconcilerIdentity() {
+    return platform.identity().clientProperties(FencepostRole.RECONCILER);
   }
 
   private void close() {

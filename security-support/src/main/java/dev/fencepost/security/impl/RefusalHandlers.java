@@ -18,6 +18,8 @@ import org.springframework.security.oauth2.core.OAuth2AuthenticationException;
 import org.springframework.security.oauth2.server.resource.web.BearerTokenAuthenticationEntryPoint;
 import org.springframework.security.web.AuthenticationEntryPoint;
 import org.springframework.security.web.access.AccessDeniedHandler;
+import org.springframework.security.web.firewall.RequestRejectedException;
+import org.springframework.security.web.firewall.RequestRejectedHandler;
 
 /**
  * The two refusals of the security filter chain, answered like every other Fencepost error
@@ -27,7 +29,8 @@ import org.springframework.security.web.access.AccessDeniedHandler;
  * security.unauthenticated}, {@code security.forbidden}) with the method, path and reason; the
  * token itself is never logged, and the answer's detail does not say which check failed.
  */
-final class RefusalHandlers implements AuthenticationEntryPoint, AccessDeniedHandler {
+final class RefusalHandlers
+    implements AuthenticationEntryPoint, AccessDeniedHandler, RequestRejectedHandler {
 
   private static final Logger log = LoggerFactory.getLogger(RefusalHandlers.class);
 
@@ -93,6 +96,26 @@ final class RefusalHandlers implements AuthenticationEntryPoint, AccessDeniedHan
     problem.setTitle(status.getReasonPhrase());
     problem.setProperty("code", code);
     return problem;
+  }
+
+  /**
+   * A request Spring Security's firewall refuses before anything reads it (an encoded {@code ;},
+   * {@code %}, a non-printable character in the path): 400 {@code INVALID_REQUEST}, logged as
+   * web-support logs the 400s Spring MVC raises ({@code http.request.rejected}).
+   */
+  @Override
+  public void handle(
+      HttpServletRequest request, HttpServletResponse response, RequestRejectedException e)
+      throws IOException {
+    log.atInfo()
+        .addKeyValue("event", "http.request.rejected")
+        .addKeyValue("code", "INVALID_REQUEST")
+        .addKeyValue("path", request.getRequestURI())
+        .log("request refused by the firewall");
+    response.setStatus(HttpStatus.BAD_REQUEST.value());
+    write(
+        response,
+        problem(HttpStatus.BAD_REQUEST, "INVALID_REQUEST", "malformed request path or headers"));
   }
 
   private void write(HttpServletResponse response, ProblemDetail problem) throws IOException {

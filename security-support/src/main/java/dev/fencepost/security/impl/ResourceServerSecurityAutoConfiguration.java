@@ -29,6 +29,7 @@ import org.springframework.security.oauth2.jwt.JwtAudienceValidator;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.firewall.RequestRejectedHandler;
 
 /**
  * The inbound side of a Fencepost servlet application: a stateless bearer-JWT resource server, deny
@@ -84,6 +85,12 @@ public final class ResourceServerSecurityAutoConfiguration {
               algorithms.add(SignatureAlgorithm.RS256);
               algorithms.add(SignatureAlgorithm.ES256);
             });
+  }
+
+  /** Spring Security picks this bean up for the requests its firewall refuses. */
+  @Bean
+  RequestRejectedHandler fencepostRequestRejectedHandler() {
+    return new RefusalHandlers();
   }
 
   @Bean

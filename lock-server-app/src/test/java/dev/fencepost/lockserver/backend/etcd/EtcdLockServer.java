@@ -1,6 +1,7 @@
 package dev.fencepost.lockserver.backend.etcd;
 
 import dev.fencepost.lockserver.LockServerApplication;
+import dev.fencepost.lockserver.TestIdentities;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -24,6 +25,7 @@ final class EtcdLockServer {
     args.add("--fencepost.lock.etcd.endpoints=" + endpoints);
     args.add("--fencepost.lock.etcd.key-prefix=" + keyPrefix);
     args.add("--logging.structured.format.console=");
+    args.add(TestIdentities.serverArg());
     args.addAll(List.of(moreArgs));
     return LockServerApplication.application().run(args.toArray(String[]::new));
   }

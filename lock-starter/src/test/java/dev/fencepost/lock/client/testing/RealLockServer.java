@@ -62,6 +62,7 @@ public final class RealLockServer {
     args.add("--server.address=127.0.0.1");
     args.add("--spring.main.banner-mode=off");
     args.add("--logging.structured.format.console=");
+    args.addAll(TestIdentity.ISSUER.resourceServerArgs());
     List<AutoCloseable> resources = new ArrayList<>();
     switch (backend) {
       case POSTGRES -> {
