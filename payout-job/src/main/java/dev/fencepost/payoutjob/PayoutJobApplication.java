@@ -1,7 +1,6 @@
 package dev.fencepost.payoutjob;
 
 import dev.fencepost.batch.BatchDefaults;
-import dev.fencepost.security.EndpointAccess;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.launch.JobOperator;
 import org.springframework.boot.SpringApplication;
@@ -20,16 +19,6 @@ import org.springframework.context.annotation.Bean;
  */
 @SpringBootApplication(proxyBeanMethods = false)
 public class PayoutJobApplication {
-
-  /**
-   * This application's own endpoints are not secured yet: it carries security-support for its
-   * outbound identity (the lock server requires a token) and lets every inbound request through, as
-   * before. docs/security.md lists it among what remains to secure.
-   */
-  @Bean
-  EndpointAccess endpointAccess() {
-    return EndpointAccess.notYetSecured();
-  }
 
   /** The job's own configuration file's name, {@code payout-job.yaml}. */
   public static final String CONFIG_NAME = "payout-job";

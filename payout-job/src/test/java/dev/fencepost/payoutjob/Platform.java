@@ -169,9 +169,13 @@ final class Platform {
     rail.resetFaults();
   }
 
+  /** GET as an operator (the management endpoints are an operator's). */
   String get(String url) throws Exception {
     return http.send(
-            HttpRequest.newBuilder(URI.create(url)).GET().build(),
+            HttpRequest.newBuilder(URI.create(url))
+                .header("Authorization", "Bearer " + tokens(FencepostRole.OPERATOR).currentToken())
+                .GET()
+                .build(),
             HttpResponse.BodyHandlers.ofString())
         .body();
   }

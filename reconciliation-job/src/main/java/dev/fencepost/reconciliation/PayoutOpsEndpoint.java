@@ -19,9 +19,9 @@ import org.springframework.lang.Nullable;
  * token (a management endpoint, ADR 0147). The operator recorded in the audit row and the event is
  * the authenticated caller ({@link CurrentCaller}); a body {@code operator} is optional and, when
  * given, must name that caller, else 400 INVALID_REQUEST and nothing is done (as the lock server's
- * revoke, ADR 0131). Answers 200 with the payout's new state, or a refusal with a stable {@code
- * code}: 400 INVALID_REQUEST, 404 PAYOUT_NOT_FOUND, 409 ILLEGAL_TRANSITION / WITHIN_SLA /
- * ACCOUNT_BUSY / STALE_TOKEN, 503 LOCK_UNAVAILABLE. Exposed only when listed in {@code
+ * revoke does). Answers 200 with the payout's new state, or a refusal with a stable {@code code}:
+ * 400 INVALID_REQUEST, 404 PAYOUT_NOT_FOUND, 409 ILLEGAL_TRANSITION / WITHIN_SLA / ACCOUNT_BUSY /
+ * STALE_TOKEN, 503 LOCK_UNAVAILABLE. Exposed only when listed in {@code
  * management.endpoints.web.exposure.include}.
  */
 // Write operations need UNRESTRICTED access; Boot 4 defaults a custom endpoint to read-only.

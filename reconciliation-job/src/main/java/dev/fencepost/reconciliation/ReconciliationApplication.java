@@ -1,12 +1,10 @@
 package dev.fencepost.reconciliation;
 
 import dev.fencepost.batch.BatchDefaults;
-import dev.fencepost.security.EndpointAccess;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
 
 /**
  * The reconciliation job's application: {@code reconciliationJob} on batchdb (batch-support), run
@@ -18,16 +16,6 @@ import org.springframework.context.annotation.Bean;
  */
 @SpringBootApplication
 public class ReconciliationApplication {
-
-  /**
-   * This application's own endpoints are not secured yet: it carries security-support for its
-   * outbound identity (the lock server requires a token) and lets every inbound request through, as
-   * before. docs/security.md lists it among what remains to secure.
-   */
-  @Bean
-  EndpointAccess endpointAccess() {
-    return EndpointAccess.notYetSecured();
-  }
 
   /** The job's own configuration file's name, {@code reconciliation-job.yaml}. */
   public static final String CONFIG_NAME = "reconciliation-job";
