@@ -9,9 +9,9 @@
 #   experiments/run-evidence.sh --ci-tier Uc08LockBackendOutageIT   # as the CI tier runs it
 #   experiments/run-evidence.sh Uc04CrashRecoveryIT -o           # Maven arguments are passed on
 #
-# With no class named: UC-03 and its negative-control matrix, UC-04, UC-06, UC-08 and the INV-04
-# restore on both backends. The chaos runs are named when wanted (ChaosRunIT writes chaos-ci.md,
-# ChaosRunLongIT chaos.md); NFR-07's table (docs/evidence/nfr-07.md) is kept by hand.
+# With no class named: UC-03 and its negative-control matrix, UC-04, UC-06, UC-08, the INV-04
+# restore on both backends and the unauthorised caller. The chaos runs are named when wanted
+# (ChaosRunIT writes chaos-ci.md, ChaosRunLongIT chaos.md); NFR-07's table (docs/evidence/nfr-07.md) is kept by hand.
 # The long tier is on (UC-08 takes its lock backend down for the long outage, the etcd restore
 # runs) unless --ci-tier is given. The modules the experiments need are built by the same command,
 # their own tests skipped, so nothing has to be installed first. Run it on a quiet machine.
@@ -29,7 +29,7 @@ for arg in "$@"; do
   esac
 done
 if [ -z "$classes" ]; then
-  classes='Uc03PausedHolderIT,Uc04CrashRecoveryIT,Uc06ForceRevokeIT,Uc08LockBackendOutageIT,Inv04RestoreIT,Inv04EtcdRestoreLongIT'
+  classes='Uc03PausedHolderIT,Uc04CrashRecoveryIT,Uc06ForceRevokeIT,Uc08LockBackendOutageIT,Inv04RestoreIT,Inv04EtcdRestoreLongIT,UnauthorisedCallerIT'
 fi
 exec ./mvnw -B -pl experiments -am verify \
   -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \

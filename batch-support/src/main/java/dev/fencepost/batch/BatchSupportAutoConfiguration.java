@@ -1,5 +1,6 @@
 package dev.fencepost.batch;
 
+import dev.fencepost.security.EndpointAccess;
 import java.util.List;
 import org.springframework.batch.core.configuration.JobRegistry;
 import org.springframework.batch.core.configuration.support.MapJobRegistry;
@@ -53,6 +54,17 @@ public final class BatchSupportAutoConfiguration {
       runner.setJobName(jobName);
     }
     return runner;
+  }
+
+  /**
+   * A job application's own endpoint rules: none. Everything it serves is a management endpoint,
+   * which security-support gives to OPERATOR alone (health and prometheus open): launching and
+   * listing jobs included (ADR 0147). An application that serves more declares its own bean.
+   */
+  @Bean
+  @ConditionalOnMissingBean(EndpointAccess.class)
+  EndpointAccess batchApplicationEndpoints() {
+    return rules -> {};
   }
 
   /** The executor behind hand launches; shut down with the context. */

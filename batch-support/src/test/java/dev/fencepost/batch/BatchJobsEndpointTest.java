@@ -3,7 +3,9 @@ package dev.fencepost.batch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencepost.security.FencepostRole;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import dev.fencepost.testsupport.security.TestIssuer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -32,7 +34,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 /**
  * The shared batch plumbing on a real, initially empty batchdb: Liquibase creates the Batch 6
  * schema from our changeset (Boot's script stays off), and the actuator endpoint launches a job and
- * lists its executions from the job repository.
+ * lists its executions from the job repository, to an operator only (ADR 0147).
  */
 class BatchJobsEndpointTest {
 
@@ -45,6 +47,8 @@ class BatchJobsEndpointTest {
   static ConfigurableApplicationContext context;
   static String base;
   static final HttpClient http = HttpClient.newHttpClient();
+  static final TestIssuer issuer = TestIssuer.start();
+  static final String OPERATOR = issuer.token("operator-1", FencepostRole.OPERATOR);
 
   @SpringBootConfiguration(proxyBeanMethods = false)
   @EnableAutoConfiguration
@@ -78,7 +82,8 @@ class BatchJobsEndpointTest {
                 "--management.endpoints.web.exposure.include=batchjobs,health",
                 "--spring.datasource.url=" + batchdb.jdbcUrl(),
                 "--spring.datasource.username=" + batchdb.database().username(),
-                "--spring.datasource.password=" + batchdb.database().password());
+                "--spring.datasource.password=" + batchdb.database().password(),
+                issuer.resourceServerArgs().get(0));
     base =
         "http://127.0.0.1:"
             + ((WebServerApplicationContext) context).getWebServer().getPort()
@@ -91,6 +96,7 @@ class BatchJobsEndpointTest {
     if (context != null) {
       context.close();
     }
+    issuer.close();
   }
 
   @Test
@@ -166,18 +172,69 @@ class BatchJobsEndpointTest {
     assertThat(get("noSuchJob").statusCode()).isEqualTo(404);
   }
 
+  @Test
+  void launchingAndListingNeedAnOperatorAndARefusedLaunchStartsNothing() throws Exception {
+    release = new CountDownLatch(0);
+    long executions = executions();
+    String reconciler = issuer.token("reconciler", FencepostRole.RECONCILER);
+    String worker = issuer.token("payout-worker", FencepostRole.PAYOUT_WORKER);
+
+    assertThat(post("sampleJob", "", null).statusCode()).isEqualTo(401);
+    assertThat(post("sampleJob", "", reconciler).statusCode()).isEqualTo(403);
+    assertThat(post("sampleJob", "", worker).statusCode()).isEqualTo(403);
+    try (TestIssuer stranger = TestIssuer.start()) {
+      String untrusted = stranger.token("operator-1", FencepostRole.OPERATOR);
+      assertThat(post("sampleJob", "", untrusted).statusCode()).isEqualTo(401);
+    }
+    assertThat(get("sampleJob", null).statusCode()).isEqualTo(401);
+    assertThat(get("sampleJob", reconciler).statusCode()).isEqualTo(403);
+    assertThat(executions()).as("no refused launch created an execution").isEqualTo(executions);
+
+    assertThat(post("sampleJob", "", OPERATOR).statusCode()).isEqualTo(202);
+    assertThat(get("sampleJob", OPERATOR).statusCode()).isEqualTo(200);
+    assertThat(executions()).isEqualTo(executions + 1);
+  }
+
+  @Test
+  void healthStaysOpenWithoutAToken() throws Exception {
+    HttpResponse<String> health =
+        http.send(
+            HttpRequest.newBuilder(URI.create(base.replace("batchjobs/", "health"))).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(health.statusCode()).isEqualTo(200);
+  }
+
+  private static long executions() {
+    return JdbcClient.create(batchdb.dataSource())
+        .sql("SELECT count(*) FROM batch_job_execution")
+        .query(Long.class)
+        .single();
+  }
+
   private static HttpResponse<String> post(String job, String body) throws Exception {
+    return post(job, body, OPERATOR);
+  }
+
+  private static HttpResponse<String> get(String job) throws Exception {
+    return get(job, OPERATOR);
+  }
+
+  private static HttpRequest.Builder bearer(HttpRequest.Builder request, String token) {
+    return token == null ? request : request.header("Authorization", "Bearer " + token);
+  }
+
+  private static HttpResponse<String> post(String job, String body, String token) throws Exception {
     return http.send(
-        HttpRequest.newBuilder(URI.create(base + job))
+        bearer(HttpRequest.newBuilder(URI.create(base + job)), token)
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body.isEmpty() ? "{}" : body))
             .build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
-  private static HttpResponse<String> get(String job) throws Exception {
+  private static HttpResponse<String> get(String job, String token) throws Exception {
     return http.send(
-        HttpRequest.newBuilder(URI.create(base + job)).GET().build(),
+        bearer(HttpRequest.newBuilder(URI.create(base + job)), token).GET().build(),
         HttpResponse.BodyHandlers.ofString());
   }
 }

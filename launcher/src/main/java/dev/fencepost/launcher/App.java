@@ -27,6 +27,7 @@ import java.util.stream.Stream;
  * </ol>
  */
 public enum App {
+  IDENTITY_ISSUER("identity-issuer-app", "160m"),
   LOCK_SERVER("lock-server-app", "192m"),
   RAIL_PROXY("rail-proxy-app", "192m"),
   RAIL_STUB("rail-stub-app", "128m"),

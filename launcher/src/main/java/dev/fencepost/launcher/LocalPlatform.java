@@ -4,6 +4,8 @@ import dev.fencepost.launcher.etcd.EtcdCluster;
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.launcher.process.JavaProcess;
+import dev.fencepost.security.BearerTokenSource;
+import dev.fencepost.security.FencepostRole;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,12 +16,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /**
- * The whole platform on one machine: an embedded PostgreSQL with lockdb, paydb, proxydb and batchdb
- * (paydb and batchdb migrated here, once), optionally an etcd member, and the lock server, the rail
- * stub and the rail proxy each as its own process from its runnable jar on a loopback port; payout
- * workers are started on demand. The three services start together (their ports are chosen first,
- * so the proxy knows the stub's URL before either runs) and the platform is returned once all three
- * answer their health check.
+ * The whole platform on one machine: the identity issuer ({@link LocalIdentity}), an embedded
+ * PostgreSQL with lockdb, paydb, proxydb and batchdb (paydb and batchdb migrated here, once),
+ * optionally an etcd member, and the lock server, the rail stub and the rail proxy each as its own
+ * process from its runnable jar on a loopback port; payout workers are started on demand. The three
+ * services start together (their ports are chosen first, so the proxy knows the stub's URL before
+ * either runs) and the platform is returned once all three answer their health check.
  *
  * <pre>{@code
  * try (LocalPlatform platform = LocalPlatform.builder(workDir).backend(LockBackend.ETCD).start()) {
@@ -45,6 +47,7 @@ public final class LocalPlatform implements AutoCloseable {
   private final PostgresDatabase batchdb;
   private final EtcdCluster etcd;
   private final GrantSigningKeys grantKeys;
+  private final LocalIdentity identity;
   private final JavaProcess lockServer;
   private final JavaProcess railStub;
   private final JavaProcess railProxy;
@@ -56,8 +59,13 @@ public final class LocalPlatform implements AutoCloseable {
     this.postgres = ownsPostgres ? EmbeddedPostgresServer.startDedicated() : b.postgres;
     b.onReady.accept("PostgreSQL");
     EtcdCluster startedEtcd = null;
+    LocalIdentity startedIdentity = null;
     List<JavaProcess> started = new ArrayList<>();
     try {
+      // First: every other process trusts its keys, and the callers need its tokens.
+      startedIdentity = LocalIdentity.start(workDir, b.startTimeout);
+      this.identity = startedIdentity;
+      b.onReady.accept("identity issuer");
       if (b.synchronousCommit) {
         // Embedded PostgreSQL starts with synchronous_commit=off, which lets a commit return
         // before its WAL is flushed. A role setting beats the command line for every session
@@ -90,17 +98,20 @@ public final class LocalPlatform implements AutoCloseable {
       // The lock server's grant-signing keys, this platform's own (ADR 0136).
       this.grantKeys = GrantSigningKeys.generate(workDir.resolve("grant-keys"));
       int stubPort = JavaProcess.freeLoopbackPort();
+      // The stub trusts the issuer: only the proxy's identity may pay (ADR 0146).
       this.railStub =
-          App.RAIL_STUB
-              .process("rail-stub", workDir.resolve("rail-stub.log"))
+          LocalIdentity.withEnvironment(
+                  App.RAIL_STUB.process("rail-stub", workDir.resolve("rail-stub.log")),
+                  identity.serviceEnvironment())
               .jvmArgs(b.jfrArgs("rail-stub"))
               .httpPort(stubPort)
               .args(b.railStubArgs)
               .start();
       started.add(railStub);
       this.lockServer =
-          App.LOCK_SERVER
-              .process("lock-server", workDir.resolve("lock-server.log"))
+          LocalIdentity.withEnvironment(
+                  App.LOCK_SERVER.process("lock-server", workDir.resolve("lock-server.log")),
+                  identity.serviceEnvironment())
               .jvmArgs(b.jfrArgs("lock-server"))
               .httpPort(b.lockPort)
               .args(backendArgs)
@@ -112,9 +123,11 @@ public final class LocalPlatform implements AutoCloseable {
       proxyArgs.add("--fencepost.rail.base-url=http://127.0.0.1:" + stubPort);
       proxyArgs.add("--fencepost.rail.timeout=" + b.railTimeout);
       proxyArgs.add(proxyGrantKeysArg());
+      // The proxy validates its callers' tokens and calls the rail as RAIL_PROXY (ADR 0145).
       this.railProxy =
-          App.RAIL_PROXY
-              .process("rail-proxy", workDir.resolve("rail-proxy.log"))
+          LocalIdentity.withEnvironment(
+                  App.RAIL_PROXY.process("rail-proxy", workDir.resolve("rail-proxy.log")),
+                  identity.clientEnvironment(FencepostRole.RAIL_PROXY))
               .jvmArgs(b.jfrArgs("rail-proxy"))
               .httpPort(0)
               .args(proxyArgs)
@@ -131,6 +144,9 @@ public final class LocalPlatform implements AutoCloseable {
       started.forEach(JavaProcess::kill);
       if (startedEtcd != null) {
         startedEtcd.close();
+      }
+      if (startedIdentity != null) {
+        startedIdentity.close();
       }
       if (ownsPostgres) {
         postgres.close();
@@ -185,6 +201,22 @@ public final class LocalPlatform implements AutoCloseable {
     return lockServer;
   }
 
+  /**
+   * The platform's identities: the issuer, and the environment a process needs to validate tokens
+   * or to call as a workload (docs/security.md).
+   */
+  public LocalIdentity identity() {
+    return identity;
+  }
+
+  /**
+   * Tokens of the workload with {@code role} (its client of the platform's issuer), for calls made
+   * from this JVM: {@code platform.tokens(FencepostRole.OPERATOR)} to revoke, for instance.
+   */
+  public BearerTokenSource tokens(FencepostRole role) {
+    return identity.tokens(role);
+  }
+
   public JavaProcess railStub() {
     return railStub;
   }
@@ -207,7 +239,7 @@ public final class LocalPlatform implements AutoCloseable {
   }
 
   public RailStubAdmin railStubAdmin() {
-    return new RailStubAdmin(railStub.baseUrl());
+    return new RailStubAdmin(railStub.baseUrl(), identity.tokens(FencepostRole.OPERATOR));
   }
 
   /** The arguments of a worker on this platform, to be refined by the caller. */
@@ -217,8 +249,8 @@ public final class LocalPlatform implements AutoCloseable {
   }
 
   /**
-   * Starts a payout worker process (the payout job's jar) with lean JVM flags; the platform stops
-   * it on close.
+   * Starts a payout worker process (the payout job's jar) with lean JVM flags, as the {@code
+   * payout-worker} client of the platform's issuer; the platform stops it on close.
    */
   public JavaProcess startWorker(String workerId, PayoutWorkerArgs args) {
     return startWorker(workerId, args, JavaProcess.LEAN_JVM, "256m");
@@ -228,7 +260,9 @@ public final class LocalPlatform implements AutoCloseable {
   public JavaProcess startWorker(
       String workerId, PayoutWorkerArgs args, List<String> jvmArgs, String heap) {
     JavaProcess worker =
-        JavaProcess.jar(workerId, App.PAYOUT_JOB.jar())
+        LocalIdentity.withEnvironment(
+                JavaProcess.jar(workerId, App.PAYOUT_JOB.jar()),
+                identity.clientEnvironment(FencepostRole.PAYOUT_WORKER))
             .jvmArgs(jvmArgs)
             .heap(heap)
             .log(workDir.resolve(workerId + ".log"))
@@ -248,6 +282,7 @@ public final class LocalPlatform implements AutoCloseable {
     if (etcd != null) {
       etcd.close();
     }
+    identity.close();
     if (ownsPostgres) {
       postgres.close();
     }
@@ -360,7 +395,7 @@ public final class LocalPlatform implements AutoCloseable {
               + jfrDir.resolve(service + ".jfr"));
     }
 
-    /** Starts everything and returns once the three services are healthy. */
+    /** Starts everything and returns once the issuer and the three services are healthy. */
     public LocalPlatform start() {
       return new LocalPlatform(this);
     }

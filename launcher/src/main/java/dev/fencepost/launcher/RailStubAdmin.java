@@ -1,5 +1,6 @@
 package dev.fencepost.launcher;
 
+import dev.fencepost.security.BearerTokenSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -14,18 +15,22 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The rail stub's admin side: its fault plan and its record of every movement it made (the ground
- * truth a duplicate is counted from). Only the stub has it; a real rail has neither.
+ * truth a duplicate is counted from). Only the stub has it; a real rail has neither. Every call
+ * presents an operator's token: the stub refuses its admin side to anyone else (ADR 0146).
  */
 public final class RailStubAdmin {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
   private final String baseUrl;
+  private final BearerTokenSource operator;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  public RailStubAdmin(String baseUrl) {
+  /** The stub at {@code baseUrl}, called with {@code operator}'s tokens (role OPERATOR). */
+  public RailStubAdmin(String baseUrl, BearerTokenSource operator) {
     this.baseUrl = baseUrl;
+    this.operator = operator;
   }
 
   /**
@@ -50,8 +55,7 @@ public final class RailStubAdmin {
         send(
             HttpRequest.newBuilder(URI.create(baseUrl + "/rail/admin/faults"))
                 .header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(plan)))
-                .build());
+                .PUT(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(plan))));
     if (response.statusCode() != 200) {
       throw new IllegalStateException("fault plan refused: " + response.body());
     }
@@ -59,7 +63,7 @@ public final class RailStubAdmin {
 
   /** Back to the fault plan the stub started with. */
   public void resetFaults() {
-    send(HttpRequest.newBuilder(URI.create(baseUrl + "/rail/admin/faults")).DELETE().build());
+    send(HttpRequest.newBuilder(URI.create(baseUrl + "/rail/admin/faults")).DELETE());
   }
 
   /** Movements made for {@code clientReference} (more than one is a duplicate payment). */
@@ -100,17 +104,18 @@ public final class RailStubAdmin {
   public record Tally(long movements, long duplicates) {}
 
   private String get(String path) {
-    HttpResponse<String> response =
-        send(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET().build());
+    HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET());
     if (response.statusCode() != 200) {
       throw new IllegalStateException("GET " + path + " answered " + response.statusCode());
     }
     return response.body();
   }
 
-  private HttpResponse<String> send(HttpRequest request) {
+  private HttpResponse<String> send(HttpRequest.Builder request) {
     try {
-      return http.send(request, HttpResponse.BodyHandlers.ofString());
+      return http.send(
+          request.header("Authorization", "Bearer " + operator.currentToken()).build(),
+          HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {

@@ -28,6 +28,7 @@ class RailStubAdminTest {
 
   private HttpServer stub;
   private final List<String> plans = new CopyOnWriteArrayList<>();
+  private final List<String> authorizations = new CopyOnWriteArrayList<>();
   private volatile int status = 200;
 
   @BeforeEach
@@ -36,6 +37,8 @@ class RailStubAdminTest {
     stub.createContext(
         "/rail/admin/faults",
         exchange -> {
+          authorizations.add(
+              String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
           plans.add(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
           byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
           exchange.sendResponseHeaders(status, body.length);
@@ -51,7 +54,16 @@ class RailStubAdminTest {
   }
 
   private RailStubAdmin admin() {
-    return new RailStubAdmin("http://127.0.0.1:" + stub.getAddress().getPort());
+    return new RailStubAdmin(
+        "http://127.0.0.1:" + stub.getAddress().getPort(), () -> "operator-token");
+  }
+
+  @Test
+  void everyCallPresentsTheOperatorsToken() {
+    admin().faults(Map.of("fp-1", "DECLINE"));
+    admin().resetFaults();
+
+    assertThat(authorizations).containsExactly("Bearer operator-token", "Bearer operator-token");
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.fencepost.localstack;
 
 import dev.fencepost.launcher.App;
+import dev.fencepost.launcher.LocalIdentity;
 import dev.fencepost.launcher.LocalPlatform;
 import dev.fencepost.launcher.LocalPlatform.LockBackend;
 import dev.fencepost.launcher.PayoutWorkerArgs;
@@ -11,6 +12,7 @@ import dev.fencepost.payment.AccountId;
 import dev.fencepost.payment.LedgerAudit;
 import dev.fencepost.payment.PayoutIntake;
 import dev.fencepost.payment.PayoutState;
+import dev.fencepost.security.FencepostRole;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -203,8 +205,9 @@ final class LocalRun implements AutoCloseable {
     args.add("windowFrom=" + now.minus(Duration.ofHours(1)));
     args.add("windowTo=" + now.plusSeconds(1));
     JavaProcess job =
-        App.RECONCILIATION_JOB
-            .process(id, runDir.resolve(id + ".log"))
+        LocalIdentity.withEnvironment(
+                App.RECONCILIATION_JOB.process(id, runDir.resolve(id + ".log")),
+                platform.identity().clientEnvironment(FencepostRole.RECONCILER))
             .httpPort(0)
             .args(args)
             .start();

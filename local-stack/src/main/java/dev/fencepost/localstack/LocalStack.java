@@ -192,7 +192,7 @@ public final class LocalStack implements Callable<Integer> {
 
   private static Summary run(RunOptions options, Path runDir, Console console) throws Exception {
     LocalRun run;
-    try (Console.Phase starting = console.phase("Starting", 5, "parts")) {
+    try (Console.Phase starting = console.phase("Starting", 6, "parts")) {
       int[] ready = {0};
       run =
           LocalRun.start(

@@ -43,7 +43,8 @@ class LockServerJarIT {
             "--spring.datasource.url=" + lockdb.jdbcUrl(),
             "--spring.datasource.username=postgres",
             "--spring.datasource.password=postgres",
-            TestGrants.lockServerArg());
+            TestGrants.lockServerArg(),
+            TestIdentities.serverArg());
     LockServerClient client = new LockServerClient("http://127.0.0.1:" + server.port());
     await()
         .atMost(Duration.ofSeconds(120))

@@ -5,6 +5,7 @@ import dev.fencepost.lock.client.LockTemplate;
 import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.autoconfigure.PaydbAutoConfiguration;
+import dev.fencepost.security.BearerTokenSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -17,6 +18,7 @@ import org.springframework.batch.core.step.Step;
 import org.springframework.batch.core.step.builder.SimpleStepBuilder;
 import org.springframework.batch.core.step.builder.StepBuilder;
 import org.springframework.batch.infrastructure.item.ItemProcessor;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -49,10 +51,15 @@ public class PayoutJobConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  RailProxyClient railProxyClient(PayoutJobProperties properties) {
+  RailProxyClient railProxyClient(
+      PayoutJobProperties properties, ObjectProvider<BearerTokenSource> credentials) {
     PayoutJobProperties.Proxy proxy = properties.getProxy();
     return new RailProxyClient(
-        proxy.getBaseUrl(), proxy.getConnectTimeout(), proxy.getTimeout(), proxy.getReadTimeout());
+        proxy.getBaseUrl(),
+        proxy.getConnectTimeout(),
+        proxy.getTimeout(),
+        proxy.getReadTimeout(),
+        credentials.getIfAvailable());
   }
 
   /** No-op in production; tests bind one that stops a worker at a chosen point (UC-04). */

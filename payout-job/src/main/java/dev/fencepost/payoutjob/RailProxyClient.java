@@ -4,6 +4,7 @@ import dev.fencepost.lock.FencingToken;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutId;
 import dev.fencepost.payment.SubmittedContent;
+import dev.fencepost.security.BearerTokenSource;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -86,9 +87,18 @@ public final class RailProxyClient {
   private final JsonMapper json;
   private final Duration submitTimeout;
   private final Duration readTimeout;
+  private final BearerTokenSource credentials;
 
+  /**
+   * @param credentials the worker's bearer token per request (null: none is sent, and the proxy
+   *     answers 401)
+   */
   public RailProxyClient(
-      String baseUrl, Duration connectTimeout, Duration submitTimeout, Duration readTimeout) {
+      String baseUrl,
+      Duration connectTimeout,
+      Duration submitTimeout,
+      Duration readTimeout,
+      BearerTokenSource credentials) {
     if (System.getProperty("jdk.httpclient.enableAllMethodRetry") != null) {
       throw new IllegalStateException(
           "jdk.httpclient.enableAllMethodRetry would let the JDK re-send a submit (ADR 0042, UC-05)");
@@ -103,6 +113,19 @@ public final class RailProxyClient {
     this.json = JsonMapper.builder().build();
     this.submitTimeout = submitTimeout;
     this.readTimeout = readTimeout;
+    this.credentials = credentials;
+  }
+
+  /**
+   * The request with the worker's bearer token.
+   *
+   * @throws IllegalStateException no token could be obtained: nothing may be sent
+   */
+  private HttpRequest authorized(HttpRequest.Builder request) {
+    if (credentials != null) {
+      request.header("Authorization", "Bearer " + credentials.currentToken());
+    }
+    return request.build();
   }
 
   /**
@@ -120,12 +143,18 @@ public final class RailProxyClient {
     body.put("currency", payout.currency());
     body.put("beneficiaryRef", payout.beneficiaryRef());
     body.put("grant", grant);
-    HttpRequest request =
-        HttpRequest.newBuilder(base.resolve("v1/submissions"))
-            .timeout(submitTimeout)
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body)))
-            .build();
+    HttpRequest request;
+    try {
+      request =
+          authorized(
+              HttpRequest.newBuilder(base.resolve("v1/submissions"))
+                  .timeout(submitTimeout)
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))));
+    } catch (IllegalStateException e) {
+      // No token, so no request: the proxy never saw this payout (ADR 0145).
+      return new NothingSent("NO_CREDENTIALS");
+    }
     HttpResponse<String> response;
     try {
       response = http.send(request, HttpResponse.BodyHandlers.ofString());
@@ -168,12 +197,12 @@ public final class RailProxyClient {
 
   /** The proxy's record of {@code payout}, for recovery. */
   public Lookup find(PayoutId payout) {
-    HttpRequest request =
-        HttpRequest.newBuilder(base.resolve("v1/submissions/" + payout))
-            .timeout(readTimeout)
-            .GET()
-            .build();
     try {
+      HttpRequest request =
+          authorized(
+              HttpRequest.newBuilder(base.resolve("v1/submissions/" + payout))
+                  .timeout(readTimeout)
+                  .GET());
       HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
       Map<String, Object> answer = parse(response.body());
       if (response.statusCode() == 200) {
@@ -183,7 +212,7 @@ public final class RailProxyClient {
         return new NotFound();
       }
       return new Unavailable("HTTP " + response.statusCode() + " " + string(answer, "code"));
-    } catch (IOException e) {
+    } catch (IOException | IllegalStateException e) {
       return new Unavailable(e.getClass().getSimpleName() + ": " + e.getMessage());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

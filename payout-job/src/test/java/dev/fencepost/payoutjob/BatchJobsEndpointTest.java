@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
+import dev.fencepost.security.BearerTokenSource;
+import dev.fencepost.security.FencepostRole;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * Operations: an operator launches payoutJob by hand with {@code POST
@@ -54,6 +57,9 @@ class BatchJobsEndpointTest {
         http.send(
             HttpRequest.newBuilder(URI.create(endpoint))
                 .header("Content-Type", "application/json")
+                .header(
+                    "Authorization",
+                    "Bearer " + platform.tokens(FencepostRole.OPERATOR).currentToken())
                 .POST(HttpRequest.BodyPublishers.ofString("{\"parameters\":\"origin=operator\"}"))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
@@ -74,5 +80,36 @@ class BatchJobsEndpointTest {
     for (Payout payout : payouts) {
       assertThat(platform.reload(payout).state()).isEqualTo(PayoutState.POSTED);
     }
+  }
+
+  @Test
+  void onlyAnOperatorMayLaunchAndARefusedLaunchRunsNothing() throws Exception {
+    List<Payout> payouts = platform.accountWithPayouts("ops-refused", 10_000, 1, 1_000);
+    long executions = executions();
+
+    assertThat(launch(null)).isEqualTo(401);
+    assertThat(launch(platform.tokens(FencepostRole.RECONCILER))).isEqualTo(403);
+    assertThat(launch(platform.tokens(FencepostRole.PAYOUT_WORKER))).isEqualTo(403);
+
+    assertThat(executions()).as("no refused launch created an execution").isEqualTo(executions);
+    assertThat(platform.reload(payouts.get(0)).state()).isEqualTo(PayoutState.PENDING);
+  }
+
+  private static int launch(BearerTokenSource tokens) throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(endpoint))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString("{}"));
+    if (tokens != null) {
+      request.header("Authorization", "Bearer " + tokens.currentToken());
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString()).statusCode();
+  }
+
+  private static long executions() {
+    return JdbcClient.create(platform.services.batchdb().dataSource())
+        .sql("SELECT count(*) FROM batch_job_execution")
+        .query(Long.class)
+        .single();
   }
 }

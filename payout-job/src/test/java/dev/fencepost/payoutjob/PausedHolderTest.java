@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payoutjob.PayoutFailpoint.Point;
+import dev.fencepost.security.FencepostRole;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -64,9 +65,10 @@ class PausedHolderTest {
                                   + payout.accountId()
                                   + "/revoke"))
                       .header("Content-Type", "application/json")
-                      .POST(
-                          HttpRequest.BodyPublishers.ofString(
-                              "{\"operator\":\"test-operator\",\"reason\":\"worker frozen\"}"))
+                      .header(
+                          "Authorization",
+                          "Bearer " + platform.tokens(FencepostRole.OPERATOR).currentToken())
+                      .POST(HttpRequest.BodyPublishers.ofString("{\"reason\":\"worker frozen\"}"))
                       .build(),
                   HttpResponse.BodyHandlers.ofString());
       assertThat(revoked.statusCode()).isEqualTo(200);

@@ -11,6 +11,8 @@ import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutId;
 import dev.fencepost.payment.testkit.PaydbFixtures;
+import dev.fencepost.security.BearerTokenSource;
+import dev.fencepost.security.FencepostRole;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -91,6 +93,11 @@ final class Platform {
     return lockServer().baseUrl();
   }
 
+  /** Tokens of a platform workload, for calls a test makes itself (an operator's revoke). */
+  BearerTokenSource tokens(FencepostRole role) {
+    return services.tokens(role);
+  }
+
   /** A payout-job application with the job not started; {@code extraArgs} override defaults. */
   ConfigurableApplicationContext worker(String... extraArgs) {
     return worker(context -> {}, extraArgs);
@@ -106,6 +113,8 @@ final class Platform {
             .set("spring.batch.job.enabled", "false")
             .set("server.address", "127.0.0.1")
             .plainLogs();
+    // In this JVM, so its identity goes in as properties: no command line to leak from.
+    services.identity().clientProperties(FencepostRole.PAYOUT_WORKER).forEach(args::set);
     for (String extra : extraArgs) {
       args.set(extra);
     }
@@ -160,9 +169,13 @@ final class Platform {
     rail.resetFaults();
   }
 
+  /** GET as an operator (the management endpoints are an operator's). */
   String get(String url) throws Exception {
     return http.send(
-            HttpRequest.newBuilder(URI.create(url)).GET().build(),
+            HttpRequest.newBuilder(URI.create(url))
+                .header("Authorization", "Bearer " + tokens(FencepostRole.OPERATOR).currentToken())
+                .GET()
+                .build(),
             HttpResponse.BodyHandlers.ofString())
         .body();
   }

@@ -100,6 +100,15 @@ class ProblemAdvice extends ProblemJsonExceptionHandler {
         Problems.of(HttpStatus.SERVICE_UNAVAILABLE, "RAIL_LOOKUP_UNAVAILABLE", e.getMessage()));
   }
 
+  @ExceptionHandler(RailCredentialsUnavailableException.class)
+  ResponseEntity<Object> railCredentialsUnavailable(RailCredentialsUnavailableException e) {
+    return Problems.response(
+        Problems.of(
+            HttpStatus.SERVICE_UNAVAILABLE,
+            "RAIL_CREDENTIALS_UNAVAILABLE",
+            "the proxy has no credentials for the rail; nothing was recorded or sent"));
+  }
+
   @ExceptionHandler(OutcomeNotRecordedException.class)
   ResponseEntity<Object> outcomeNotRecorded(OutcomeNotRecordedException e) {
     ProblemDetail problem =

@@ -1,5 +1,6 @@
 package dev.fencepost.railproxy;
 
+import dev.fencepost.security.BearerTokenSource;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -32,6 +33,11 @@ import tools.jackson.databind.json.JsonMapper;
  * "unprocessed stream" replays), never follows redirects, and refuses to start when that flag is
  * set, so a POST that may have reached the rail is never sent twice. The proxy tests assert exactly
  * one request per failure mode.
+ *
+ * <p><b>Credentials.</b> The proxy calls the rail as itself (RAIL_PROXY) with a bearer token from
+ * its {@link BearerTokenSource}. {@link #credential()} is asked before the intent is recorded and
+ * the token is handed to {@link #submit}, so a failure to get one is never a rail outcome: nothing
+ * is recorded and nothing is sent (ADR 0145).
  */
 public final class RailClient {
 
@@ -40,11 +46,13 @@ public final class RailClient {
   private final RailProperties properties;
   private final JsonMapper json;
   private final HttpClient http;
+  private final BearerTokenSource credentials;
 
-  public RailClient(RailProperties properties, JsonMapper json) {
+  public RailClient(RailProperties properties, JsonMapper json, BearerTokenSource credentials) {
     refuseAutomaticPostRetry();
     this.properties = properties;
     this.json = json;
+    this.credentials = credentials;
     this.http =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -66,10 +74,28 @@ public final class RailClient {
   }
 
   /**
-   * Sends one payment to the rail and classifies the answer. Never throws for a rail failure:
-   * anything that is not a clear acknowledgement or a clear decline is TIMEOUT (ambiguous).
+   * The bearer token the next rail call presents.
+   *
+   * @throws RailCredentialsUnavailableException no token could be obtained; nothing may be sent
    */
-  public RailOutcome submit(SubmissionRequest submission) {
+  public String credential() {
+    try {
+      String token = credentials.currentToken();
+      if (token == null || token.isBlank()) {
+        throw new IllegalStateException("the token source returned no token");
+      }
+      return token;
+    } catch (RuntimeException e) {
+      throw new RailCredentialsUnavailableException(describe(e), e);
+    }
+  }
+
+  /**
+   * Sends one payment to the rail, presenting {@code credential} (from {@link #credential()}), and
+   * classifies the answer. Never throws for a rail failure: anything that is not a clear
+   * acknowledgement or a clear decline is TIMEOUT (ambiguous), a 401 or 403 from the rail included.
+   */
+  public RailOutcome submit(SubmissionRequest submission, String credential) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("clientReference", submission.clientReference());
     body.put("amountMinor", submission.amountMinor());
@@ -78,6 +104,7 @@ public final class RailClient {
     HttpRequest request =
         HttpRequest.newBuilder(resolve("/rail/payments"))
             .timeout(properties.timeout())
+            .header("Authorization", "Bearer " + credential)
             .header("Content-Type", "application/json")
             .header("Accept", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body)))
@@ -118,12 +145,19 @@ public final class RailClient {
    * @throws RailLookupUnavailableException the rail could not answer
    */
   public String lookup(String clientReference) {
+    String credential;
+    try {
+      credential = credential();
+    } catch (RailCredentialsUnavailableException e) {
+      throw new RailLookupUnavailableException("no credentials for the rail: " + e.getMessage(), e);
+    }
     HttpRequest request =
         HttpRequest.newBuilder(
                 resolve(
                     "/rail/payments?clientReference="
                         + URLEncoder.encode(clientReference, StandardCharsets.UTF_8)))
             .timeout(properties.lookupTimeout())
+            .header("Authorization", "Bearer " + credential)
             .header("Accept", "application/json")
             .GET()
             .build();

@@ -56,11 +56,15 @@ public final class SubmissionService {
    * @throws DuplicateSubmissionException the payout was already submitted (409)
    * @throws OutcomeNotRecordedException the rail was called but proxydb refused the outcome (503)
    * @throws DataAccessException proxydb failed before the rail was called (503, nothing sent)
+   * @throws RailCredentialsUnavailableException no token for the rail; nothing recorded or sent
+   *     (503)
    */
   public Result submit(SubmissionRequest request) {
     // Before anything else: a token the lock server did not sign for this account must not reach
     // the high-water, which could never be lowered again by the runtime (ADR 0137).
     verifyGrant(request);
+    // The rail credential first: an intent recorded without one would read as sent (ADR 0145).
+    String credential = credential(request);
     IntentResult intent = recordIntent(request);
     if (intent instanceof IntentResult.Stale stale) {
       fencedOut(request, stale.highWater());
@@ -91,7 +95,7 @@ public final class SubmissionService {
 
     Timer.Sample sample = Timer.start(meters);
     // Exactly one call. Whatever it returns or throws, it is never repeated (ADR 0042, UC-05).
-    RailOutcome outcome = rail.submit(request);
+    RailOutcome outcome = rail.submit(request, credential);
     sample.stop(
         Timer.builder("fencepost.rail.submit.duration")
             .description("Time of the single rail call per submission")
@@ -159,6 +163,22 @@ public final class SubmissionService {
           .setCause(unavailable)
           .log("the lock server's grant keys could not be fetched; nothing recorded or sent");
       throw unavailable;
+    }
+  }
+
+  private String credential(SubmissionRequest request) {
+    try {
+      return rail.credential();
+    } catch (RailCredentialsUnavailableException e) {
+      meters.counter("fencepost.rail.submission.no_credentials").increment();
+      log.atError()
+          .addKeyValue("event", "rail.submission.no_credentials")
+          .addKeyValue("payoutId", request.payoutId())
+          .addKeyValue("accountId", request.accountId())
+          .addKeyValue("fencingToken", request.fencingToken())
+          .addKeyValue("reason", e.getMessage())
+          .log("no bearer token for the rail; nothing recorded, nothing sent");
+      throw e;
     }
   }
 

@@ -4,6 +4,7 @@ import static dev.fencepost.railproxy.ProxyHttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.railstub.RailStubApplication;
+import dev.fencepost.security.FencepostRole;
 import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.net.http.HttpResponse;
@@ -56,6 +57,7 @@ class AgainstTheRailStubTest {
     registry.add("spring.datasource.url", proxydb::jdbcUrl);
     registry.add(
         "fencepost.proxy.grants.jwk-set-file", () -> TestGrants.keys().publicFile().toString());
+    TestIdentities.register(registry);
     registry.add("fencepost.rail.base-url", () -> "http://127.0.0.1:" + stubPort());
     registry.add("fencepost.rail.timeout", () -> "500ms");
   }
@@ -65,6 +67,8 @@ class AgainstTheRailStubTest {
     return RailStubApplication.application()
         .run(
             "--server.port=0",
+            "--spring.security.oauth2.resourceserver.jwt.jwk-set-uri="
+                + TestIdentities.ISSUER.jwkSetUri(),
             "--logging.structured.format.console=",
             "--fencepost.stub.seed=2026",
             "--fencepost.stub.hang=1500ms",
@@ -89,7 +93,7 @@ class AgainstTheRailStubTest {
   @Test
   void aThousandPayoutsThroughAFaultyRailNeverMoveMoneyTwice() throws Exception {
     ProxyHttp proxy = new ProxyHttp(port);
-    ProxyHttp rail = new ProxyHttp(stubPort());
+    ProxyHttp rail = ProxyHttp.as(stubPort(), FencepostRole.OPERATOR);
     Map<String, Integer> statusCounts = new ConcurrentHashMap<>();
     ExecutorService workers = Executors.newFixedThreadPool(8);
     try {

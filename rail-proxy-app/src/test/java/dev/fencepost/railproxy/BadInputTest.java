@@ -59,6 +59,7 @@ class BadInputTest {
     registry.add("spring.datasource.url", proxydb::jdbcUrl);
     registry.add(
         "fencepost.proxy.grants.jwk-set-file", () -> TestGrants.keys().publicFile().toString());
+    TestIdentities.register(registry);
     registry.add("fencepost.rail.base-url", rail::baseUrl);
   }
 
@@ -222,14 +223,15 @@ class BadInputTest {
   @Test
   void badPathsAndMethodsAreProblemsToo() {
     assertProblem(proxy.get("/v1/submissions/po%20bad"), "INVALID_REQUEST");
-    assertProblem(proxy.get("/v1/nowhere"), "NOT_FOUND");
+    // A path or method no rule declares is refused before routing (ADR 0145): 403, not 404/405.
+    assertProblem(proxy.get("/v1/nowhere"), "FORBIDDEN");
     HttpResponse<String> delete =
         proxy.send(
             HttpRequest.newBuilder(URI.create(proxy.base() + "/v1/submissions/po-1"))
                 .DELETE()
                 .build());
-    assertThat(delete.statusCode()).isEqualTo(405);
-    assertProblem(delete, "METHOD_NOT_ALLOWED");
+    assertThat(delete.statusCode()).isEqualTo(403);
+    assertProblem(delete, "FORBIDDEN");
   }
 
   private static void assertProblem(HttpResponse<String> response, String code) {

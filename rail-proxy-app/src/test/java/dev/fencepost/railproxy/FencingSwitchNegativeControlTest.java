@@ -148,6 +148,7 @@ class FencingSwitchNegativeControlTest {
     args.add("--fencepost.rail.base-url=" + rail.baseUrl());
     args.add("--fencepost.rail.timeout=5s");
     args.add(TestGrants.staticProxyArg());
+    args.addAll(TestIdentities.proxyArgs());
     args.addAll(List.of(switches));
     app =
         RailProxyApplication.application()

@@ -1,5 +1,6 @@
 package dev.fencepost.railproxy;
 
+import dev.fencepost.security.FencepostRole;
 import dev.fencepost.testsupport.grants.TestGrants;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,10 +11,15 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** Talks to the proxy over real HTTP, as the payout worker does. */
+/**
+ * Talks to the proxy over real HTTP, as the payout worker does. Each request carries the bearer
+ * token its caller would hold (a submit the worker's, a read the reconciler's) unless it sets its
+ * own Authorization header; {@link #anonymous} sends none.
+ */
 final class ProxyHttp {
 
   static final JsonMapper JSON = JsonMapper.builder().build();
@@ -24,9 +30,31 @@ final class ProxyHttp {
           .connectTimeout(Duration.ofSeconds(5))
           .build();
   private final String base;
+  private final Function<HttpRequest, String> tokens;
 
   ProxyHttp(int port) {
+    this(port, ProxyHttp::callerToken);
+  }
+
+  /** Requests carry the token {@code tokens} picks for each (null: none). */
+  ProxyHttp(int port, Function<HttpRequest, String> tokens) {
     this.base = "http://127.0.0.1:" + port;
+    this.tokens = tokens;
+  }
+
+  /** A caller without credentials. */
+  static ProxyHttp anonymous(int port) {
+    return new ProxyHttp(port, request -> null);
+  }
+
+  /** A caller holding {@code role}, whatever it asks. */
+  static ProxyHttp as(int port, FencepostRole role) {
+    return new ProxyHttp(port, request -> TestIdentities.token(role));
+  }
+
+  private static String callerToken(HttpRequest request) {
+    return TestIdentities.token(
+        "POST".equals(request.method()) ? FencepostRole.PAYOUT_WORKER : FencepostRole.RECONCILER);
   }
 
   /** A valid submission body; tests change what they need. */
@@ -66,8 +94,16 @@ final class ProxyHttp {
   }
 
   HttpResponse<String> send(HttpRequest request) {
+    String token =
+        request.headers().firstValue("Authorization").isPresent() ? null : tokens.apply(request);
+    HttpRequest authorized =
+        token == null
+            ? request
+            : HttpRequest.newBuilder(request, (name, value) -> true)
+                .header("Authorization", "Bearer " + token)
+                .build();
     try {
-      return client.send(request, HttpResponse.BodyHandlers.ofString());
+      return client.send(authorized, HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {

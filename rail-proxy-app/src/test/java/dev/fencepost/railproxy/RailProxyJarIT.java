@@ -62,7 +62,9 @@ class RailProxyJarIT {
             Path.of(System.getProperty("proxy.exec.jar")),
             "--spring.datasource.url=" + proxydb.jdbcUrl(),
             "--fencepost.rail.base-url=" + rail.baseUrl(),
-            TestGrants.staticProxyArg());
+            TestGrants.staticProxyArg(),
+            TestIdentities.proxyArgs().get(0),
+            TestIdentities.proxyArgs().get(1));
     ProxyHttp proxy = new ProxyHttp(proxyProcess.port());
     await()
         .atMost(Duration.ofSeconds(120))

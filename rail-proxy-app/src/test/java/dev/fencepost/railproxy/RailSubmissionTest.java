@@ -82,6 +82,7 @@ class RailSubmissionTest {
     registry.add("spring.datasource.url", proxydb::jdbcUrl);
     registry.add(
         "fencepost.proxy.grants.jwk-set-file", () -> TestGrants.keys().publicFile().toString());
+    TestIdentities.register(registry);
     registry.add("fencepost.rail.base-url", rail::baseUrl);
     // Short budgets keep the suite fast; not so short that a cold JVM on a busy machine trips them.
     registry.add("fencepost.rail.timeout", () -> "1s");

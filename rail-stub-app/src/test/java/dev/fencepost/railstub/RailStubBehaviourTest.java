@@ -19,6 +19,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -38,6 +40,12 @@ class RailStubBehaviourTest {
   @Autowired MeterRegistry meters;
 
   StubHttp stub;
+
+  @DynamicPropertySource
+  static void issuer(DynamicPropertyRegistry registry) {
+    registry.add(
+        "spring.security.oauth2.resourceserver.jwt.jwk-set-uri", StubHttp.ISSUER::jwkSetUri);
+  }
 
   @BeforeEach
   void freshRail() throws Exception {

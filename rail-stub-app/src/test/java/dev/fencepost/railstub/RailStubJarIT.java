@@ -28,7 +28,10 @@ class RailStubJarIT {
 
   @Test
   void theExecJarStartsAndIsNonIdempotent() throws Exception {
-    stubProcess = start(Path.of(System.getProperty("stub.exec.jar")));
+    stubProcess =
+        start(
+            Path.of(System.getProperty("stub.exec.jar")),
+            StubHttp.issuerArgs().toArray(String[]::new));
     StubHttp stub = new StubHttp(stubProcess.port());
     await()
         .atMost(Duration.ofSeconds(90))

@@ -1,5 +1,6 @@
 package dev.fencepost.reconciliation;
 
+import dev.fencepost.security.BearerTokenSource;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -28,8 +29,14 @@ public class ProxyReadClient {
   private final HttpClient http;
   private final String baseUrl;
   private final Duration timeout;
+  private final BearerTokenSource credentials;
 
-  public ProxyReadClient(String baseUrl, Duration timeout) {
+  /**
+   * @param credentials the reconciler's bearer token per request (null: none is sent, and the proxy
+   *     answers 401)
+   */
+  public ProxyReadClient(String baseUrl, Duration timeout, BearerTokenSource credentials) {
+    this.credentials = credentials;
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
     this.timeout = timeout;
     this.http =
@@ -149,10 +156,15 @@ public class ProxyReadClient {
   }
 
   private HttpResponse<String> get(String path) {
-    HttpRequest request =
-        HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(timeout).GET().build();
     try {
-      return http.send(request, HttpResponse.BodyHandlers.ofString());
+      HttpRequest.Builder request =
+          HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(timeout).GET();
+      if (credentials != null) {
+        request.header("Authorization", "Bearer " + credentials.currentToken());
+      }
+      return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IllegalStateException e) {
+      throw new SourceUnavailableException("no credentials for the proxy: " + e.getMessage(), e);
     } catch (IOException e) {
       throw new SourceUnavailableException("proxy unreachable at " + baseUrl + ": " + e, e);
     } catch (InterruptedException e) {

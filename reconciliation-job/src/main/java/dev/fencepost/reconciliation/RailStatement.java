@@ -1,5 +1,6 @@
 package dev.fencepost.reconciliation;
 
+import dev.fencepost.security.BearerTokenSource;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -23,8 +24,14 @@ public class RailStatement {
   private final HttpClient http;
   private final String baseUrl;
   private final Duration timeout;
+  private final BearerTokenSource credentials;
 
-  public RailStatement(String baseUrl, Duration timeout) {
+  /**
+   * @param credentials the reconciler's bearer token per request (null: none is sent, and the stub
+   *     answers 401)
+   */
+  public RailStatement(String baseUrl, Duration timeout, BearerTokenSource credentials) {
+    this.credentials = credentials;
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
     this.timeout = timeout;
     this.http =
@@ -37,18 +44,23 @@ public class RailStatement {
 
   /** Every movement on the statement; the caller narrows it to its window. */
   public List<RailMovement> movements() {
-    HttpRequest request =
-        HttpRequest.newBuilder(URI.create(baseUrl + "/rail/admin/movements"))
-            .timeout(timeout)
-            .GET()
-            .build();
     try {
-      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      HttpRequest.Builder request =
+          HttpRequest.newBuilder(URI.create(baseUrl + "/rail/admin/movements"))
+              .timeout(timeout)
+              .GET();
+      if (credentials != null) {
+        request.header("Authorization", "Bearer " + credentials.currentToken());
+      }
+      HttpResponse<String> response =
+          http.send(request.build(), HttpResponse.BodyHandlers.ofString());
       if (response.statusCode() != 200) {
         throw new SourceUnavailableException(
             "rail statement answered " + response.statusCode() + " at " + baseUrl);
       }
       return ProxyReadClient.movements(JSON.readTree(response.body()).path("movements"));
+    } catch (IllegalStateException e) {
+      throw new SourceUnavailableException("no credentials for the rail statement", e);
     } catch (IOException e) {
       throw new SourceUnavailableException("rail statement unreachable at " + baseUrl, e);
     } catch (InterruptedException e) {

@@ -40,7 +40,8 @@ public class Reconciler {
   /**
    * A reconciler without Spring, for the local platform and tools: paydb (with changeset paydb-005
    * applied), the proxy's base URL, the rail statement's base URL, a lock template connected to the
-   * lock server, a meter registry, and the settings.
+   * lock server, a meter registry, the settings, and the reconciler's bearer tokens for the proxy
+   * and the rail statement.
    */
   public static Reconciler create(
       javax.sql.DataSource paydb,
@@ -48,16 +49,21 @@ public class Reconciler {
       String railStatementUrl,
       dev.fencepost.lock.client.LockTemplate locks,
       io.micrometer.core.instrument.MeterRegistry meters,
-      ReconciliationSettings settings) {
+      ReconciliationSettings settings,
+      dev.fencepost.security.BearerTokenSource credentials) {
     dev.fencepost.payment.PaymentResource payments =
         new dev.fencepost.payment.PaymentResource(paydb, meters);
     PaydbReads reads = new PaydbReads(paydb);
     Duration timeout = Duration.ofSeconds(10);
-    ProxyReadClient proxy = new ProxyReadClient(proxyBaseUrl, timeout);
+    ProxyReadClient proxy = new ProxyReadClient(proxyBaseUrl, timeout, credentials);
     return new Reconciler(
         new AmbiguityResolver(payments, reads, proxy, locks, settings),
         new Detector(
-            reads, payments, proxy, new RailStatement(railStatementUrl, timeout), settings),
+            reads,
+            payments,
+            proxy,
+            new RailStatement(railStatementUrl, timeout, credentials),
+            settings),
         new RunStore(paydb),
         reads,
         new ReconciliationSignals(meters, reads, settings.sampleSize()));

@@ -3,8 +3,10 @@ package dev.fencepost.reconciliation;
 import dev.fencepost.lock.client.LockTemplate;
 import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.autoconfigure.PaydbAutoConfiguration;
+import dev.fencepost.security.BearerTokenSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -50,13 +52,17 @@ public class ReconciliationConfiguration {
   }
 
   @Bean
-  ProxyReadClient proxyReadClient(ReconciliationProperties properties) {
-    return new ProxyReadClient(properties.proxyBaseUrl(), properties.httpTimeout());
+  ProxyReadClient proxyReadClient(
+      ReconciliationProperties properties, ObjectProvider<BearerTokenSource> credentials) {
+    return new ProxyReadClient(
+        properties.proxyBaseUrl(), properties.httpTimeout(), credentials.getIfAvailable());
   }
 
   @Bean
-  RailStatement railStatement(ReconciliationProperties properties) {
-    return new RailStatement(properties.railStatementUrl(), properties.httpTimeout());
+  RailStatement railStatement(
+      ReconciliationProperties properties, ObjectProvider<BearerTokenSource> credentials) {
+    return new RailStatement(
+        properties.railStatementUrl(), properties.httpTimeout(), credentials.getIfAvailable());
   }
 
   @Bean

@@ -12,6 +12,7 @@ import static org.awaitility.Awaitility.await;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
+import dev.fencepost.security.FencepostRole;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -74,7 +75,11 @@ class AmbiguityResolutionTest extends ReconciliationTestBase {
 
     // Wait for the evidence: the rail's lookup shows the settled movements, and the settlement
     // window has passed for the ones it will never show.
-    ProxyReadClient lookups = new ProxyReadClient(world.stack.proxyUrl(), Duration.ofSeconds(5));
+    ProxyReadClient lookups =
+        new ProxyReadClient(
+            world.stack.proxyUrl(),
+            Duration.ofSeconds(5),
+            world.stack.tokens(FencepostRole.RECONCILER));
     await()
         .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(200))

@@ -11,6 +11,7 @@ import dev.fencepost.payoutjob.PayoutExecutor;
 import dev.fencepost.payoutjob.PayoutFailpoint;
 import dev.fencepost.payoutjob.PayoutOutcome;
 import dev.fencepost.payoutjob.RailProxyClient;
+import dev.fencepost.security.FencepostRole;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -244,7 +245,8 @@ class ContentMismatchTest extends ReconciliationTestBase {
             world.stack.proxyUrl(),
             Duration.ofSeconds(2),
             Duration.ofSeconds(15),
-            Duration.ofSeconds(5)),
+            Duration.ofSeconds(5),
+            world.stack.tokens(FencepostRole.PAYOUT_WORKER)),
         failpoint,
         PayoutEffectListener.NONE,
         "content-test-worker",

@@ -138,14 +138,11 @@ class OperatorActionsTest extends ReconciliationTestBase {
     Payout payout = fixtures.createPendingPayout(account, 1_000, "EUR", "ben-ops");
     String base = "http://127.0.0.1:" + port + "/actuator/payoutops/" + payout.id();
 
-    HttpResponse<String> noReason =
-        World.send("POST", base + "/cancel", "{\"operator\":\"dave\",\"reason\":\" \"}");
+    HttpResponse<String> noReason = World.send("POST", base + "/cancel", "{\"reason\":\" \"}");
     assertThat(noReason.statusCode()).as(noReason.body()).isEqualTo(400);
     assertThat(World.JSON.readTree(noReason.body()).path("code").asString())
         .isEqualTo("INVALID_REQUEST");
-    assertThat(
-            World.send("POST", base + "/delete", "{\"operator\":\"dave\",\"reason\":\"x\"}")
-                .statusCode())
+    assertThat(World.send("POST", base + "/delete", "{\"reason\":\"x\"}").statusCode())
         .isEqualTo(400);
     assertThat(
             World.send(
@@ -155,19 +152,17 @@ class OperatorActionsTest extends ReconciliationTestBase {
                         + "/actuator/payoutops/"
                         + java.util.UUID.randomUUID()
                         + "/cancel",
-                    "{\"operator\":\"dave\",\"reason\":\"x\"}")
+                    "{\"reason\":\"x\"}")
                 .statusCode())
         .isEqualTo(404);
 
     HttpResponse<String> ok =
-        World.send(
-            "POST", base + "/cancel", "{\"operator\":\"dave\",\"reason\":\"duplicate request\"}");
+        World.send("POST", base + "/cancel", "{\"reason\":\"duplicate request\"}");
     assertThat(ok.statusCode()).isEqualTo(200);
     JsonNode body = World.JSON.readTree(ok.body());
     assertThat(body.path("state").asString()).isEqualTo("ABANDONED");
 
-    HttpResponse<String> again =
-        World.send("POST", base + "/cancel", "{\"operator\":\"dave\",\"reason\":\"again\"}");
+    HttpResponse<String> again = World.send("POST", base + "/cancel", "{\"reason\":\"again\"}");
     assertThat(again.statusCode()).isEqualTo(409);
     assertThat(World.JSON.readTree(again.body()).path("code").asString())
         .isEqualTo("ILLEGAL_TRANSITION");

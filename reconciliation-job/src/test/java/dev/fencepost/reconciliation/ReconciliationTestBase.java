@@ -34,6 +34,7 @@ abstract class ReconciliationTestBase {
     registry.add("fencepost.reconciliation.proxy-base-url", STACK::proxyUrl);
     registry.add("fencepost.reconciliation.rail-statement-url", STACK::stubUrl);
     registry.add("fencepost.lock.client.base-url", STACK::lockServerUrl);
+    STACK.reconcilerIdentity().forEach((name, value) -> registry.add(name, () -> value));
     registry.add("logging.structured.format.console", () -> "");
     registry.add("spring.batch.job.enabled", () -> "false");
   }

@@ -2,13 +2,17 @@ package dev.fencepost.reconciliation;
 
 import dev.fencepost.launcher.App;
 import dev.fencepost.launcher.GrantSigningKeys;
+import dev.fencepost.launcher.LocalIdentity;
 import dev.fencepost.launcher.LocalPlatform;
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.launcher.process.JavaProcess;
+import dev.fencepost.security.BearerTokenSource;
+import dev.fencepost.security.FencepostRole;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The real parts, started once per test JVM and shared: the launcher's local platform on this JVM's
@@ -66,8 +70,10 @@ final class TestStack {
     appPaydb = platform.paydb();
     try {
       unguardedProxy =
-          App.RAIL_PROXY
-              .process("rail-proxy-unguarded", workDir.resolve("rail-proxy-unguarded.log"))
+          LocalIdentity.withEnvironment(
+                  App.RAIL_PROXY.process(
+                      "rail-proxy-unguarded", workDir.resolve("rail-proxy-unguarded.log")),
+                  platform.identity().clientEnvironment(FencepostRole.RAIL_PROXY))
               .httpPort(0)
               .args(LocalPlatform.postgresArgs(platform.proxydb()))
               .arg("--spring.application.name=rail-proxy-unguarded")
@@ -104,6 +110,16 @@ final class TestStack {
 
   String lockServerUrl() {
     return platform.lockServer().baseUrl();
+  }
+
+  /** Tokens of the platform's workload with {@code role}, for calls the tests make themselves. */
+  BearerTokenSource tokens(FencepostRole role) {
+    return platform.tokens(role);
+  }
+
+  /** The reconciler's client registration with the platform's issuer, as properties. */
+  Map<String, String> reconcilerIdentity() {
+    return platform.identity().clientProperties(FencepostRole.RECONCILER);
   }
 
   private void close() {

@@ -8,6 +8,8 @@ import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutId;
 import dev.fencepost.payment.testkit.PaydbFixtures;
+import dev.fencepost.security.BearerTokenSource;
+import dev.fencepost.security.FencepostRole;
 import dev.fencepost.testsupport.grants.TestGrants;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -79,14 +81,17 @@ final class World {
 
   Reconciler reconciler(ReconciliationSettings settings, String proxyUrl) {
     PaydbReads reads = new PaydbReads(paydb);
-    ProxyReadClient proxy = new ProxyReadClient(proxyUrl, Duration.ofSeconds(5));
+    ProxyReadClient proxy =
+        new ProxyReadClient(
+            proxyUrl, Duration.ofSeconds(5), stack.tokens(FencepostRole.RECONCILER));
     return new Reconciler(
         new AmbiguityResolver(payments, reads, proxy, locks, settings),
         new Detector(
             reads,
             payments,
             proxy,
-            new RailStatement(stack.stubUrl(), Duration.ofSeconds(5)),
+            new RailStatement(
+                stack.stubUrl(), Duration.ofSeconds(5), stack.tokens(FencepostRole.RECONCILER)),
             settings),
         new RunStore(paydb),
         reads,
@@ -215,7 +220,21 @@ final class World {
     return n;
   }
 
+  /**
+   * Sends as the caller that would: a submit as the payout worker, a payment straight to the rail
+   * as the rail proxy, the stub's admin side and the actuator as an operator.
+   */
   static HttpResponse<String> send(String method, String url, String body) {
+    FencepostRole caller =
+        url.contains("/v1/submissions")
+            ? FencepostRole.PAYOUT_WORKER
+            : url.contains("/rail/payments") ? FencepostRole.RAIL_PROXY : FencepostRole.OPERATOR;
+    return send(method, url, body, TestStack.get().tokens(caller));
+  }
+
+  /** Sends with {@code tokens}' bearer token, or none when {@code tokens} is null. */
+  static HttpResponse<String> send(
+      String method, String url, String body, BearerTokenSource tokens) {
     HttpRequest.Builder builder =
         HttpRequest.newBuilder(URI.create(url))
             .timeout(Duration.ofSeconds(30))
@@ -226,6 +245,9 @@ final class World {
                     : HttpRequest.BodyPublishers.ofString(body));
     if (body != null) {
       builder.header("Content-Type", "application/json");
+    }
+    if (tokens != null) {
+      builder.header("Authorization", "Bearer " + tokens.currentToken());
     }
     try {
       return HTTP.send(builder.build(), HttpResponse.BodyHandlers.ofString());

@@ -8,6 +8,7 @@ import dev.fencepost.history.HistoryFiles;
 import dev.fencepost.history.HistoryRecorder;
 import dev.fencepost.history.Records;
 import dev.fencepost.history.Timeline;
+import dev.fencepost.launcher.LocalIdentity;
 import dev.fencepost.launcher.PayoutWorkerArgs;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.launcher.process.JavaProcess;
@@ -18,6 +19,7 @@ import dev.fencepost.payment.PayoutId;
 import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payment.testkit.PaydbFixtures;
 import dev.fencepost.payoutjob.PayoutFailpoint.Point;
+import dev.fencepost.security.FencepostRole;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -261,7 +263,9 @@ public final class ExperimentRun implements AutoCloseable {
       }
       extra.forEach(args::set);
       JavaProcess process =
-          JavaProcess.jar(id, Settings.workerJar())
+          LocalIdentity.withEnvironment(
+                  JavaProcess.jar(id, Settings.workerJar()),
+                  LockServers.identity().clientEnvironment(FencepostRole.PAYOUT_WORKER))
               .leanJvm()
               .heap("192m")
               .log(dir.resolve("logs").resolve(id + ".log"))

@@ -2,6 +2,7 @@ package dev.fencepost.experiments.harness;
 
 import dev.fencepost.launcher.App;
 import dev.fencepost.launcher.GrantSigningKeys;
+import dev.fencepost.launcher.LocalIdentity;
 import dev.fencepost.launcher.LocalPlatform;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.launcher.process.JavaProcess;
@@ -28,6 +29,7 @@ public final class LockServers {
   public static final int START_ATTEMPTS = 3;
 
   private static GrantSigningKeys grantKeys;
+  private static LocalIdentity identity;
 
   private LockServers() {}
 
@@ -44,12 +46,25 @@ public final class LockServers {
   }
 
   /**
+   * The identity issuer of this test JVM's experiments, started on first use and stopped when the
+   * JVM exits: every lock server here trusts it, every worker and direct caller gets its tokens.
+   */
+  public static synchronized LocalIdentity identity() {
+    if (identity == null) {
+      identity = LocalIdentity.start(Settings.runsDir().resolve("_identity"), START_TIMEOUT);
+      LocalIdentity started = identity;
+      Runtime.getRuntime().addShutdownHook(new Thread(started::close));
+    }
+    return identity;
+  }
+
+  /**
    * Starts a lock server with {@code backend}'s arguments and returns at once; see {@link
    * #awaitUp}.
    */
   public static JavaProcess launch(String name, Path log, List<String> backend) {
-    return App.LOCK_SERVER
-        .process(name, log)
+    return LocalIdentity.withEnvironment(
+            App.LOCK_SERVER.process(name, log), identity().serviceEnvironment())
         .httpPort(0)
         .arg("--spring.main.banner-mode=off")
         .arg(grantKeys().lockServerArg())

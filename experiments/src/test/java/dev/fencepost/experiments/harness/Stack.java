@@ -2,12 +2,14 @@ package dev.fencepost.experiments.harness;
 
 import dev.fencepost.experiments.harness.Guards.ProxyGuards;
 import dev.fencepost.launcher.App;
+import dev.fencepost.launcher.LocalIdentity;
 import dev.fencepost.launcher.LocalPlatform;
 import dev.fencepost.launcher.RailStubAdmin;
 import dev.fencepost.launcher.etcd.EtcdCluster;
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.launcher.process.JavaProcess;
+import dev.fencepost.security.FencepostRole;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -84,15 +86,18 @@ public final class Stack {
         postgres
             .createDatabase("exp_batchdb")
             .applyChangelog("db/changelog/batchdb/db.changelog-master.yaml");
+    // The stub trusts the experiments' issuer: only the rail proxy's identity may pay (ADR 0146).
     stub =
-        App.RAIL_STUB
-            .process("rail-stub", logs.resolve("rail-stub.log"))
+        LocalIdentity.withEnvironment(
+                App.RAIL_STUB.process("rail-stub", logs.resolve("rail-stub.log")),
+                LockServers.identity().serviceEnvironment())
             .httpPort(0)
             .arg(NO_BANNER)
             .arg("--fencepost.stub.hang=" + STUB_HANG)
             .start()
             .awaitHealthy(START_TIMEOUT);
-    stubAdmin = new RailStubAdmin(stub.baseUrl());
+    stubAdmin =
+        new RailStubAdmin(stub.baseUrl(), LockServers.identity().tokens(FencepostRole.OPERATOR));
   }
 
   public EmbeddedPostgresServer postgres() {
@@ -166,8 +171,10 @@ public final class Stack {
             args.add("--fencepost.proxy.fencing.high-water-enabled=" + g.highWater());
             args.add("--fencepost.proxy.fencing.uniqueness-enabled=" + g.uniqueness());
           }
-          return App.RAIL_PROXY
-              .process(name, logs.resolve(name + ".log"))
+          // Calls the stub as the rail proxy; accepts the workers' tokens (ADR 0145).
+          return LocalIdentity.withEnvironment(
+                  App.RAIL_PROXY.process(name, logs.resolve(name + ".log")),
+                  LockServers.identity().clientEnvironment(FencepostRole.RAIL_PROXY))
               .httpPort(0)
               .args(args)
               .start()

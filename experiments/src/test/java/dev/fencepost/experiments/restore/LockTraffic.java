@@ -1,5 +1,7 @@
 package dev.fencepost.experiments.restore;
 
+import dev.fencepost.experiments.harness.LockServers;
+import dev.fencepost.security.FencepostRole;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -42,7 +44,10 @@ final class LockTraffic {
     }
     send(
         http,
-        HttpRequest.newBuilder(URI.create(baseUrl + "/v1/sessions/" + session)).DELETE().build());
+        HttpRequest.newBuilder(URI.create(baseUrl + "/v1/sessions/" + session))
+            .header("Authorization", bearer())
+            .DELETE()
+            .build());
     return token;
   }
 
@@ -52,6 +57,7 @@ final class LockTraffic {
             http,
             HttpRequest.newBuilder(URI.create(url))
                 .header("Content-Type", "application/json")
+                .header("Authorization", bearer())
                 .POST(HttpRequest.BodyPublishers.ofString(json))
                 .build());
     if (response.statusCode() / 100 != 2) {
@@ -59,6 +65,11 @@ final class LockTraffic {
           url + " answered " + response.statusCode() + ": " + response.body());
     }
     return response.body();
+  }
+
+  /** Other traffic is another lock holder: a payout worker of the experiments' issuer. */
+  private static String bearer() {
+    return "Bearer " + LockServers.identity().tokens(FencepostRole.PAYOUT_WORKER).currentToken();
   }
 
   private static HttpResponse<String> send(HttpClient http, HttpRequest request) {

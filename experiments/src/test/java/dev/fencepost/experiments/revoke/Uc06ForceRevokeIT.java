@@ -6,14 +6,17 @@ import dev.fencepost.experiments.harness.Evidence;
 import dev.fencepost.experiments.harness.ExperimentRun;
 import dev.fencepost.experiments.harness.Guards;
 import dev.fencepost.experiments.harness.LockBackend;
+import dev.fencepost.experiments.harness.LockServers;
 import dev.fencepost.experiments.harness.RunResult;
 import dev.fencepost.experiments.harness.Worker;
 import dev.fencepost.history.Records;
+import dev.fencepost.launcher.LocalIdentity;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payoutjob.PayoutFailpoint.Point;
+import dev.fencepost.security.FencepostRole;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -45,7 +48,10 @@ class Uc06ForceRevokeIT {
 
   static final long FUNDING = 10_000;
   static final long AMOUNT = 2_500;
-  static final String OPERATOR = "oncall-experiments";
+
+  /** The operator is whoever the token names: the experiments' issuer's operator client. */
+  static final String OPERATOR = LocalIdentity.clientId(FencepostRole.OPERATOR);
+
   static final String REASON = "UC-06 drill: holder parked mid-payout, lease kept alive";
 
   record AuditRow(String operator, String reason, Long revokedToken, String revokedOwner) {}
@@ -150,6 +156,10 @@ class Uc06ForceRevokeIT {
           .send(
               HttpRequest.newBuilder(URI.create(baseUrl + "/v1/admin/locks/" + key + "/revoke"))
                   .header("Content-Type", "application/json")
+                  .header(
+                      "Authorization",
+                      "Bearer "
+                          + LockServers.identity().tokens(FencepostRole.OPERATOR).currentToken())
                   .POST(HttpRequest.BodyPublishers.ofString(body))
                   .build(),
               HttpResponse.BodyHandlers.ofString());

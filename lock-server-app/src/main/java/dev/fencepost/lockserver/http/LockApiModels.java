@@ -70,8 +70,13 @@ final class LockApiModels {
           info.expiresAt(),
           info.waiters());
     }
+
+    LockInfoResponse withoutSessionId() {
+      return new LockInfoResponse(key, held, owner, null, token, acquiredAt, expiresAt, waiters);
+    }
   }
 
+  /** {@code operator} is optional and must be the authenticated caller when given (ADR 0131). */
   record RevokeRequest(String operator, String reason) {}
 
   record RevokeResponse(String key, Long revokedToken, String revokedOwner) {

@@ -13,6 +13,8 @@ import dev.fencepost.lockserver.http.LockApiModels.RevokeResponse;
 import dev.fencepost.lockserver.http.LockApiModels.SessionResponse;
 import dev.fencepost.lockserver.service.InvalidLockRequestException;
 import dev.fencepost.lockserver.service.LockService;
+import dev.fencepost.security.CurrentCaller;
+import dev.fencepost.security.FencepostRole;
 import java.time.Duration;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -74,15 +76,29 @@ class LockController {
     return ResponseEntity.noContent().build();
   }
 
-  /** Inspection only: never a correctness input (FR-07). */
+  /**
+   * Inspection only: never a correctness input (FR-07). The holder's session id is shown to
+   * operators only: with it (and the holder's identity) a caller could renew or release the grant.
+   */
   @GetMapping("/v1/locks/{key}")
   LockInfoResponse inspect(@PathVariable("key") String key) {
-    return LockInfoResponse.of(service.inspect(LockKey.of(key)));
+    LockInfoResponse info = LockInfoResponse.of(service.inspect(LockKey.of(key)));
+    return CurrentCaller.hasRole(FencepostRole.OPERATOR) ? info : info.withoutSessionId();
   }
 
+  /**
+   * The operator in the audit entry and the event is the authenticated caller (ADR 0131). A body
+   * {@code operator} is optional; one that names someone else is refused, so a script that still
+   * sends a name learns it is not the one recorded.
+   */
   @PostMapping(path = "/v1/admin/locks/{key}/revoke", consumes = MediaType.APPLICATION_JSON_VALUE)
   RevokeResponse revoke(@PathVariable("key") String key, @RequestBody RevokeRequest request) {
-    return RevokeResponse.of(service.revoke(LockKey.of(key), request.operator(), request.reason()));
+    String operator = CurrentCaller.requireName();
+    if (request.operator() != null && !request.operator().equals(operator)) {
+      throw new InvalidLockRequestException(
+          "operator, when given, must be the authenticated caller; it is taken from the token");
+    }
+    return RevokeResponse.of(service.revoke(LockKey.of(key), operator, request.reason()));
   }
 
   private static SessionId sessionId(String value) {

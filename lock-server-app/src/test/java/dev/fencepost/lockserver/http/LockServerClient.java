@@ -1,5 +1,7 @@
 package dev.fencepost.lockserver.http;
 
+import dev.fencepost.lockserver.TestIdentities;
+import dev.fencepost.security.BearerTokenSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -12,7 +14,10 @@ import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** A deliberately raw HTTP client for contract tests: sends exactly the bytes the test names. */
+/**
+ * A deliberately raw HTTP client for contract tests: sends exactly the bytes the test names, with
+ * the bearer token of the identity it acts as ({@link TestIdentities#client()} unless told).
+ */
 public final class LockServerClient {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -20,9 +25,26 @@ public final class LockServerClient {
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final String baseUrl;
+  private final BearerTokenSource tokens;
 
   public LockServerClient(String baseUrl) {
+    this(baseUrl, TestIdentities.client());
+  }
+
+  /** A client acting as the identity of {@code tokens}; null sends no token. */
+  public LockServerClient(String baseUrl, BearerTokenSource tokens) {
     this.baseUrl = baseUrl;
+    this.tokens = tokens;
+  }
+
+  /** The same server, called as the identity of {@code tokens}. */
+  public LockServerClient as(BearerTokenSource tokens) {
+    return new LockServerClient(baseUrl, tokens);
+  }
+
+  /** The same server, called without any token. */
+  public LockServerClient anonymous() {
+    return new LockServerClient(baseUrl, null);
   }
 
   /** A client of a lock server started in this JVM, on the loopback port it listens on. */
@@ -100,13 +122,21 @@ public final class LockServerClient {
     return "{\"sessionId\":\"" + sessionId + "\",\"token\":" + token + "}";
   }
 
+  /** Revokes as the operator {@code operator}, who also names itself in the body. */
   public Response revoke(String key, String operator, String reason) {
-    return post(
-        "/v1/admin/locks/" + key + "/revoke",
-        "{\"operator\":\"" + operator + "\",\"reason\":\"" + reason + "\"}");
+    return as(TestIdentities.operator(operator))
+        .post(
+            "/v1/admin/locks/" + key + "/revoke",
+            "{\"operator\":\"" + operator + "\",\"reason\":\"" + reason + "\"}");
   }
 
   public Response send(HttpRequest request) {
+    if (tokens != null) {
+      request =
+          HttpRequest.newBuilder(request, (name, value) -> true)
+              .header("Authorization", "Bearer " + tokens.currentToken())
+              .build();
+    }
     try {
       HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
       String body = response.body();

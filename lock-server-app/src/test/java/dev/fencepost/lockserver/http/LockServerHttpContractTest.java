@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.fencepost.lockserver.LockServerApplication;
+import dev.fencepost.lockserver.TestIdentities;
 import dev.fencepost.lockserver.http.LockServerClient.Response;
 import dev.fencepost.testsupport.grants.TestGrants;
 import java.nio.charset.StandardCharsets;
@@ -48,6 +49,8 @@ public abstract class LockServerHttpContractTest {
     properties.put("fencepost.lock.max-body-size", "4KB");
     properties.put("logging.structured.format.console", "");
     properties.put("fencepost.lock.grant-signing.jwk-set-file", TestGrants.keys().privateFile());
+    properties.put(
+        "spring.security.oauth2.resourceserver.jwt.jwk-set-uri", TestIdentities.ISSUER.jwkSetUri());
     // Command-line arguments: they outrank application.yml, as in production.
     server =
         LockServerApplication.application()
@@ -197,7 +200,7 @@ public abstract class LockServerHttpContractTest {
     String key = key();
     long token = client.acquire(key, session, 0).token();
 
-    Response info = client.get("/v1/locks/" + key);
+    Response info = client.as(TestIdentities.operator("oncall")).get("/v1/locks/" + key);
 
     assertThat(info.status()).isEqualTo(200);
     assertThat(info.json().get("key").asString()).isEqualTo(key);
@@ -239,10 +242,10 @@ public abstract class LockServerHttpContractTest {
     String key = key();
     client.acquire(key, session, 0);
 
-    Response noReason =
-        client.post("/v1/admin/locks/" + key + "/revoke", "{\"operator\":\"jane\"}");
+    LockServerClient jane = client.as(TestIdentities.operator("jane"));
+    Response noReason = jane.post("/v1/admin/locks/" + key + "/revoke", "{\"operator\":\"jane\"}");
     Response blankOperator =
-        client.post(
+        jane.post(
             "/v1/admin/locks/" + key + "/revoke", "{\"operator\":\" \",\"reason\":\"stuck\"}");
 
     assertThat(noReason.status()).isEqualTo(400);
@@ -282,10 +285,12 @@ public abstract class LockServerHttpContractTest {
         "POST|/v1/locks/ok/release|{\"sessionId\":\"x\"}|400|INVALID_REQUEST",
         "POST|/v1/locks/ok/release|{\"sessionId\":\"x\",\"token\":99999999999999999999999}|400|INVALID_REQUEST",
         "POST|/v1/locks/ok/acquire|{\"sessionId\":\"11111111-1111-1111-1111-111111111111\"}|404|SESSION_NOT_FOUND",
-        "POST|/v1/admin/locks/ok/revoke|{\"reason\":\"r\"}|400|INVALID_REQUEST",
+        // A payout worker may not revoke; the operator comes from the token (ADR 0131).
+        "POST|/v1/admin/locks/ok/revoke|{\"reason\":\"r\"}|403|FORBIDDEN",
         "GET|/v1/locks/x%20y||400|INVALID_KEY",
-        "GET|/v1/nothing-here||404|NOT_FOUND",
-        "DELETE|/v1/locks/ok/acquire||405|METHOD_NOT_ALLOWED",
+        // Deny by default: a path or method no rule declares is refused before routing.
+        "GET|/v1/nothing-here||403|FORBIDDEN",
+        "DELETE|/v1/locks/ok/acquire||403|FORBIDDEN",
       })
   void badInputGetsA4xxProblemWithAStableCode(
       String method, String path, String body, int status, String code) {

@@ -5,6 +5,7 @@ import dev.fencepost.lock.client.impl.DefaultLockTemplate;
 import dev.fencepost.lock.client.impl.LockClientSettings;
 import dev.fencepost.lock.client.impl.MicrometerLockClientMetrics;
 import dev.fencepost.lock.client.impl.Owners;
+import dev.fencepost.security.BearerTokenSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.time.Duration;
@@ -66,6 +67,7 @@ public final class LockClients {
         new LockClientSettings.Retry(
             4, Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(5));
     private MeterRegistry meterRegistry;
+    private BearerTokenSource tokens;
     private final List<LockLostListener> lockLostListeners = new ArrayList<>();
 
     private Builder(URI baseUrl) {
@@ -170,6 +172,16 @@ public final class LockClients {
      * Records the client's metrics ({@code fencepost.lock.client.*}, docs/lock-starter.md) in
      * {@code meterRegistry}. Without one nothing is recorded.
      */
+    /**
+     * Presents a bearer token from {@code tokens} on every request; a secured lock server answers
+     * 401 without one (docs/security.md). {@code BearerTokenSources} builds one from client
+     * credentials or a token file.
+     */
+    public Builder bearerTokens(BearerTokenSource tokens) {
+      this.tokens = Objects.requireNonNull(tokens, "tokens");
+      return this;
+    }
+
     public Builder meterRegistry(MeterRegistry meterRegistry) {
       this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
       return this;
@@ -202,7 +214,8 @@ public final class LockClients {
           defaultWait,
           connectTimeout,
           readTimeout,
-          retry);
+          retry,
+          tokens);
     }
   }
 

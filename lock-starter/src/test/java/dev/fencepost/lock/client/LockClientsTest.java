@@ -7,6 +7,7 @@ import dev.fencepost.lock.FencingToken;
 import dev.fencepost.lock.client.autoconfigure.LockClientProperties;
 import dev.fencepost.lock.client.impl.LockClientSettings;
 import dev.fencepost.lock.client.testing.RealLockServer;
+import dev.fencepost.lock.client.testing.TestIdentity;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
 import java.time.Duration;
@@ -139,6 +140,26 @@ class LockClientsTest {
   }
 
   @Test
+  void aBuiltClientWithoutATokenIsRefusedBySecuredLockServer() {
+    RealLockServer server = RealLockServer.get();
+    try (StartableLockClient client =
+        LockClients.builder(URI.create(server.baseUrl()))
+            .owner("anonymous-tool")
+            .sessionTtl(Duration.ofSeconds(4))
+            .connectTimeout(Duration.ofMillis(500))
+            .readTimeout(Duration.ofSeconds(1))
+            .retry(1, Duration.ofMillis(10), Duration.ofMillis(10), Duration.ofMillis(100))
+            .build()) {
+      assertThatThrownBy(
+              () -> {
+                client.start();
+                client.template().execute("payout:anonymous-" + UUID.randomUUID(), lock -> null);
+              })
+          .hasMessageContaining("UNAUTHENTICATED");
+    }
+  }
+
+  @Test
   void aBuiltClientTakesAndReleasesLocksOnTheRealLockServer() {
     RealLockServer server = RealLockServer.get();
     String key = "payout:builder-" + UUID.randomUUID();
@@ -147,6 +168,7 @@ class LockClientsTest {
     try (StartableLockClient client =
         LockClients.builder(URI.create(server.baseUrl()))
             .owner("builder-test")
+            .bearerTokens(TestIdentity.worker())
             .sessionTtl(Duration.ofSeconds(4))
             .connectTimeout(Duration.ofMillis(500))
             .readTimeout(Duration.ofSeconds(1))

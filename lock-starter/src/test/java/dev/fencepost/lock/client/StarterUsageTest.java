@@ -9,6 +9,8 @@ import dev.fencepost.lock.client.autoconfigure.LockClientAutoConfiguration;
 import dev.fencepost.lock.client.autoconfigure.LockClientHealthAutoConfiguration;
 import dev.fencepost.lock.client.autoconfigure.LockClientMetricsAutoConfiguration;
 import dev.fencepost.lock.client.testing.RealLockServer;
+import dev.fencepost.lock.client.testing.TestIdentity;
+import dev.fencepost.security.BearerTokenSource;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -44,6 +46,7 @@ class StarterUsageTest {
                   LockClientAutoConfiguration.class,
                   LockClientHealthAutoConfiguration.class))
           .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+          .withBean(BearerTokenSource.class, TestIdentity::worker)
           .withBean(LockLostListener.class, () -> (lock, reason) -> heardByListenerBean.add(reason))
           .withPropertyValues(
               "fencepost.lock.client.base-url=" + server.baseUrl(),

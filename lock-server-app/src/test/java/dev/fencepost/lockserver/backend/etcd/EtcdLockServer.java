@@ -1,6 +1,7 @@
 package dev.fencepost.lockserver.backend.etcd;
 
 import dev.fencepost.lockserver.LockServerApplication;
+import dev.fencepost.lockserver.TestIdentities;
 import dev.fencepost.testsupport.grants.TestGrants;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +27,7 @@ final class EtcdLockServer {
     args.add("--fencepost.lock.etcd.key-prefix=" + keyPrefix);
     args.add("--logging.structured.format.console=");
     args.add(TestGrants.lockServerArg());
+    args.add(TestIdentities.serverArg());
     args.addAll(List.of(moreArgs));
     return LockServerApplication.application().run(args.toArray(String[]::new));
   }

@@ -9,6 +9,7 @@ import static dev.fencepost.testsupport.generate.Generated.string;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.lockserver.LockServerApplication;
+import dev.fencepost.lockserver.TestIdentities;
 import dev.fencepost.lockserver.http.LockServerClient;
 import dev.fencepost.lockserver.http.LockServerClient.Response;
 import dev.fencepost.testsupport.grants.TestGrants;
@@ -71,7 +72,8 @@ class PostgresBadInputTest {
                 "--fencepost.lock.max-wait=30s",
                 "--logging.structured.format.console=",
                 "--logging.level.root=WARN",
-                TestGrants.lockServerArg());
+                TestGrants.lockServerArg(),
+                TestIdentities.serverArg());
     int port = ((WebServerApplicationContext) server).getWebServer().getPort();
     client = new LockServerClient("http://127.0.0.1:" + port);
     // One real session the generators reuse, so the bad part of a request is the only bad part.
@@ -183,7 +185,8 @@ class PostgresBadInputTest {
                 x -> new String[] {badKey(x), "{\"operator\":\"jane\",\"reason\":\"stuck\"}"},
                 x -> new String[] {goodKey(x), junk(x)},
                 x -> new String[] {goodKey(x), "{\"operator\":\"jane\"}"},
-                x -> new String[] {goodKey(x), "{\"reason\":\"stuck\"}"},
+                // The operator is the token's subject (ADR 0131): naming another is refused.
+                x -> new String[] {goodKey(x), "{\"operator\":\"john\",\"reason\":\"stuck\"}"},
                 x ->
                     new String[] {
                       goodKey(x),
@@ -191,7 +194,10 @@ class PostgresBadInputTest {
                     }),
         req ->
             assertRejectedWithoutChange(
-                () -> client.post("/v1/admin/locks/" + req[0] + "/revoke", req[1])));
+                () ->
+                    client
+                        .as(TestIdentities.operator("jane"))
+                        .post("/v1/admin/locks/" + req[0] + "/revoke", req[1])));
   }
 
   private static void assertRejectedWithoutChange(Supplier<Response> call) {

@@ -3,6 +3,7 @@ package dev.fencepost.lockserver.backend.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.lockserver.LockServerApplication;
+import dev.fencepost.lockserver.TestIdentities;
 import dev.fencepost.lockserver.http.LockServerClient;
 import dev.fencepost.lockserver.http.LockServerClient.Response;
 import dev.fencepost.testsupport.grants.TestGrants;
@@ -58,7 +59,8 @@ class PostgresLockServerOperationsTest {
                 "--fencepost.lock.min-ttl=1s",
                 "--fencepost.lock.postgres.beacon-interval=200ms",
                 "--logging.structured.format.console=",
-                TestGrants.lockServerArg()));
+                TestGrants.lockServerArg(),
+                TestIdentities.serverArg()));
     args.addAll(List.of(extra));
     ConfigurableApplicationContext server =
         LockServerApplication.application().run(args.toArray(String[]::new));

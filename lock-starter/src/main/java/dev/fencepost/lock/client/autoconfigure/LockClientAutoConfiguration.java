@@ -6,6 +6,7 @@ import dev.fencepost.lock.client.LockLostListener;
 import dev.fencepost.lock.client.LockTemplate;
 import dev.fencepost.lock.client.impl.DefaultLockClient;
 import dev.fencepost.lock.client.impl.DefaultLockTemplate;
+import dev.fencepost.security.BearerTokenSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -20,8 +21,10 @@ import org.springframework.web.client.RestClient;
 /**
  * The lock client core: {@link LockClient} (one session, heartbeat, conservative deadline), {@link
  * LockTemplate}, and a no-op {@link LockClientMetrics} when no other is defined. Each bean backs
- * off when the application defines its own. Active only when {@code fencepost.lock.client.base-url}
- * is set and {@code fencepost.lock.client.enabled} is not false.
+ * off when the application defines its own. Requests carry a bearer token from the {@link
+ * BearerTokenSource} bean when there is one (security-support configures it from client credentials
+ * or a token file); without one they carry none. Active only when {@code
+ * fencepost.lock.client.base-url} is set and {@code fencepost.lock.client.enabled} is not false.
  */
 @AutoConfiguration
 @ConditionalOnClass(RestClient.class)
@@ -42,9 +45,10 @@ public final class LockClientAutoConfiguration {
       LockClientProperties properties,
       Environment environment,
       LockClientMetrics metrics,
-      ObjectProvider<LockLostListener> listeners) {
+      ObjectProvider<LockLostListener> listeners,
+      ObjectProvider<BearerTokenSource> tokens) {
     return new DefaultLockClient(
-        properties.toSettings(DefaultOwner.of(environment)),
+        properties.toSettings(DefaultOwner.of(environment)).withTokens(tokens.getIfAvailable()),
         metrics,
         listeners.orderedStream().toList());
   }

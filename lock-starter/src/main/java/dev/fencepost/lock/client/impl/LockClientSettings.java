@@ -1,5 +1,6 @@
 package dev.fencepost.lock.client.impl;
 
+import dev.fencepost.security.BearerTokenSource;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Objects;
@@ -16,6 +17,7 @@ import java.util.Objects;
  * @param connectTimeout TCP connect timeout for every request
  * @param readTimeout response timeout for every request; acquire adds its wait to it
  * @param retry the acquire retry budget (FR-28)
+ * @param tokens where each request's bearer token comes from, or null to send none
  */
 public record LockClientSettings(
     URI baseUrl,
@@ -25,7 +27,8 @@ public record LockClientSettings(
     Duration defaultWait,
     Duration connectTimeout,
     Duration readTimeout,
-    Retry retry) {
+    Retry retry,
+    BearerTokenSource tokens) {
 
   /**
    * Smallest margin accepted: below it the local deadline would be no earlier than the server's.
@@ -80,6 +83,25 @@ public record LockClientSettings(
   }
 
   /** The heartbeat period: a third of the TTL. */
+  /** Settings of a client that presents no token (a lock server that requires none, or tests). */
+  public LockClientSettings(
+      URI baseUrl,
+      String owner,
+      Duration ttl,
+      double safetyMargin,
+      Duration defaultWait,
+      Duration connectTimeout,
+      Duration readTimeout,
+      Retry retry) {
+    this(baseUrl, owner, ttl, safetyMargin, defaultWait, connectTimeout, readTimeout, retry, null);
+  }
+
+  /** The same settings presenting tokens from {@code tokens} (null: none). */
+  public LockClientSettings withTokens(BearerTokenSource tokens) {
+    return new LockClientSettings(
+        baseUrl, owner, ttl, safetyMargin, defaultWait, connectTimeout, readTimeout, retry, tokens);
+  }
+
   public Duration heartbeatInterval() {
     return ttl.dividedBy(3);
   }

@@ -92,6 +92,11 @@ final class LockServerHttp {
             .baseUrl(base.endsWith("/") ? base.substring(0, base.length() - 1) : base)
             .messageConverters(List.of(new JacksonJsonHttpMessageConverter(mapper)))
             .defaultHeader("Accept", "application/json, application/problem+json");
+    if (settings.tokens() != null) {
+      // Every call, heartbeats included, carries the caller's identity (docs/security.md); the
+      // source caches the token, so this costs nothing per request until it is renewed.
+      builder.requestInterceptor(settings.tokens().interceptor());
+    }
     this.client = withResponseTimeout(readTimeout);
   }
 

@@ -1,5 +1,6 @@
 package dev.fencepost.lock.client.testing;
 
+import dev.fencepost.security.BearerTokenSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -35,8 +36,13 @@ public final class AdminApi {
   public record Inspection(
       boolean held, Long token, String sessionId, Instant expiresAt, int waiters) {}
 
+  /** As an operator, who also sees the holder's session id. */
   public Inspection inspect(String key) {
-    JsonNode json = send(HttpRequest.newBuilder(uri("/v1/locks/" + key)).GET(), 200);
+    JsonNode json =
+        send(
+            HttpRequest.newBuilder(uri("/v1/locks/" + key)).GET(),
+            TestIdentity.operator("oncall@test"),
+            200);
     return new Inspection(
         json.get("held").asBoolean(),
         json.hasNonNull("token") ? json.get("token").asLong() : null,
@@ -55,20 +61,28 @@ public final class AdminApi {
             HttpRequest.newBuilder(uri("/v1/admin/locks/" + key + "/revoke"))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)),
+            TestIdentity.operator(operator),
             200);
     return json.hasNonNull("revokedToken") ? json.get("revokedToken").asLong() : null;
   }
 
-  /** {@code DELETE /v1/sessions/{id}}: the session dies behind its client's back. */
+  /**
+   * {@code DELETE /v1/sessions/{id}}, as the test worker that owns it: the session dies behind its
+   * client's back.
+   */
   public void deleteSession(String sessionId) {
-    send(HttpRequest.newBuilder(uri("/v1/sessions/" + sessionId)).DELETE(), 204);
+    send(
+        HttpRequest.newBuilder(uri("/v1/sessions/" + sessionId)).DELETE(),
+        TestIdentity.worker(),
+        204);
   }
 
   private URI uri(String path) {
     return URI.create(baseUrl + path);
   }
 
-  private JsonNode send(HttpRequest.Builder request, int expected) {
+  private JsonNode send(HttpRequest.Builder request, BearerTokenSource as, int expected) {
+    request.header("Authorization", "Bearer " + as.currentToken());
     try {
       HttpResponse<String> response =
           http.send(

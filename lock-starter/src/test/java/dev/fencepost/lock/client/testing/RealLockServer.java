@@ -64,6 +64,7 @@ public final class RealLockServer {
     args.add("--spring.main.banner-mode=off");
     args.add("--logging.structured.format.console=");
     args.add(TestGrants.lockServerArg());
+    args.addAll(TestIdentity.ISSUER.resourceServerArgs());
     List<AutoCloseable> resources = new ArrayList<>();
     switch (backend) {
       case POSTGRES -> {

@@ -72,7 +72,8 @@ public final class TestSettings {
         wait,
         connectTimeout,
         readTimeout,
-        new LockClientSettings.Retry(maxAttempts, baseDelay, maxDelay, maxElapsed));
+        new LockClientSettings.Retry(maxAttempts, baseDelay, maxDelay, maxElapsed),
+        TestIdentity.worker());
   }
 
   /** A started client with these settings, recording nothing, with no lock-lost listener. */

@@ -1,0 +1,50 @@
+package dev.fencepost.security.impl;
+
+import dev.fencepost.security.BearerTokenSource;
+import org.springframework.security.oauth2.client.AuthorizedClientServiceOAuth2AuthorizedClientManager;
+import org.springframework.security.oauth2.client.InMemoryOAuth2AuthorizedClientService;
+import org.springframework.security.oauth2.client.OAuth2AuthorizeRequest;
+import org.springframework.security.oauth2.client.OAuth2AuthorizedClient;
+import org.springframework.security.oauth2.client.OAuth2AuthorizedClientProviderBuilder;
+import org.springframework.security.oauth2.client.registration.ClientRegistrationRepository;
+
+/**
+ * Tokens from the OAuth2 client-credentials grant of one client registration, through Spring
+ * Security's {@link AuthorizedClientServiceOAuth2AuthorizedClientManager}: it caches the access
+ * token and asks the issuer for a new one shortly before it expires (a minute's clock skew). Usable
+ * outside a request, from any thread.
+ */
+public final class ClientCredentialsTokenSource implements BearerTokenSource {
+
+  /** The registration id the auto-configuration uses. */
+  public static final String REGISTRATION_ID = "fencepost";
+
+  private final AuthorizedClientServiceOAuth2AuthorizedClientManager manager;
+  private final String registrationId;
+
+  public ClientCredentialsTokenSource(
+      ClientRegistrationRepository registrations, String registrationId) {
+    if (registrations.findByRegistrationId(registrationId) == null) {
+      throw new IllegalArgumentException("no client registration named " + registrationId);
+    }
+    this.registrationId = registrationId;
+    this.manager =
+        new AuthorizedClientServiceOAuth2AuthorizedClientManager(
+            registrations, new InMemoryOAuth2AuthorizedClientService(registrations));
+    manager.setAuthorizedClientProvider(
+        OAuth2AuthorizedClientProviderBuilder.builder().clientCredentials().build());
+  }
+
+  @Override
+  public String currentToken() {
+    OAuth2AuthorizedClient client =
+        manager.authorize(
+            OAuth2AuthorizeRequest.withClientRegistrationId(registrationId)
+                .principal(registrationId)
+                .build());
+    if (client == null) {
+      throw new IllegalStateException("no access token for client registration " + registrationId);
+    }
+    return client.getAccessToken().getTokenValue();
+  }
+}

@@ -1,0 +1,205 @@
+package dev.fencepost.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.nimbusds.jose.jwk.ECKey;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.http.HttpMethod;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The resource server over a real port: each refusal with its code, and beside it the request that
+ * differs in one thing and passes.
+ */
+@SpringBootTest(
+    classes = ResourceServerHttpTest.App.class,
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = {
+      "management.endpoints.web.exposure.include=health,metrics",
+      // Colons escaped: the inlined properties are in .properties syntax.
+      "fencepost.security.subject-roles[system\\:serviceaccount\\:pay\\:worker]=PAYOUT_WORKER"
+    })
+class ResourceServerHttpTest {
+
+  static final LocalKeys keys = new LocalKeys();
+  static final HttpClient http = HttpClient.newHttpClient();
+
+  @LocalServerPort int port;
+
+  @DynamicPropertySource
+  static void issuer(DynamicPropertyRegistry registry) {
+    registry.add("spring.security.oauth2.resourceserver.jwt.jwk-set-uri", keys::jwkSetUri);
+  }
+
+  @AfterAll
+  static void stop() {
+    keys.close();
+  }
+
+  @SpringBootApplication
+  static class App {
+    @Bean
+    EndpointAccess endpoints() {
+      return rules ->
+          rules
+              .allow(HttpMethod.GET, "/work", FencepostRole.PAYOUT_WORKER)
+              .authenticated(HttpMethod.GET, "/whoami");
+    }
+
+    @RestController
+    static class Endpoints {
+      @GetMapping("/work")
+      String work() {
+        return "done";
+      }
+
+      @GetMapping("/whoami")
+      String whoami() {
+        return CurrentCaller.requireName();
+      }
+
+      /** Exists, but no rule names it. */
+      @GetMapping("/undeclared")
+      String undeclared() {
+        return "should never be reached";
+      }
+    }
+  }
+
+  @Test
+  void noTokenIsUnauthenticatedProblem() throws Exception {
+    HttpResponse<String> response = get("/work", null);
+    assertThat(response.statusCode()).isEqualTo(401);
+    assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+    assertThat(response.body())
+        .contains("\"code\":\"UNAUTHENTICATED\"")
+        .contains("\"type\":\"https://fencepost.dev/problems/unauthenticated\"")
+        .contains("\"title\":\"Unauthorized\"")
+        .contains("\"status\":401");
+    assertThat(response.headers().firstValue("WWW-Authenticate"))
+        .hasValueSatisfying(v -> assertThat(v).startsWith("Bearer"));
+  }
+
+  @Test
+  void rightRoleIsServed() throws Exception {
+    HttpResponse<String> response = get("/work", keys.token("w1", FencepostRole.PAYOUT_WORKER));
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.body()).isEqualTo("done");
+  }
+
+  @Test
+  void wrongRoleIsForbiddenProblem() throws Exception {
+    HttpResponse<String> response = get("/work", keys.token("r1", FencepostRole.RECONCILER));
+    assertThat(response.statusCode()).isEqualTo(403);
+    assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+    assertThat(response.body()).contains("\"code\":\"FORBIDDEN\"");
+  }
+
+  @Test
+  void tokenSignedByAnotherKeyWithTheSameKeyIdIsUnauthenticated() throws Exception {
+    ECKey impostor = LocalKeys.generate(keys.key().getKeyID());
+    String forged =
+        LocalKeys.mint(
+            impostor,
+            "w1",
+            "fencepost",
+            Instant.now(),
+            Duration.ofMinutes(5),
+            FencepostRole.PAYOUT_WORKER);
+    assertThat(get("/work", forged).statusCode()).isEqualTo(401);
+    String genuine =
+        LocalKeys.mint(
+            keys.key(),
+            "w1",
+            "fencepost",
+            Instant.now(),
+            Duration.ofMinutes(5),
+            FencepostRole.PAYOUT_WORKER);
+    assertThat(get("/work", genuine).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void expiredTokenIsUnauthenticated() throws Exception {
+    // Past the validator's 60 s clock skew.
+    String expired =
+        LocalKeys.mint(
+            keys.key(),
+            "w1",
+            "fencepost",
+            Instant.now().minus(Duration.ofMinutes(10)),
+            Duration.ofMinutes(5),
+            FencepostRole.PAYOUT_WORKER);
+    HttpResponse<String> response = get("/work", expired);
+    assertThat(response.statusCode()).isEqualTo(401);
+    assertThat(response.body()).contains("\"code\":\"UNAUTHENTICATED\"");
+  }
+
+  @Test
+  void tokenForAnotherAudienceIsUnauthenticated() throws Exception {
+    String elsewhere =
+        LocalKeys.mint(
+            keys.key(),
+            "w1",
+            "billing",
+            Instant.now(),
+            Duration.ofMinutes(5),
+            FencepostRole.PAYOUT_WORKER);
+    assertThat(get("/work", elsewhere).statusCode()).isEqualTo(401);
+  }
+
+  @Test
+  void undeclaredPathIsDeniedEvenToEveryRole() throws Exception {
+    String everything = keys.token("root", FencepostRole.values());
+    assertThat(get("/undeclared", everything).statusCode()).isEqualTo(403);
+    assertThat(get("/undeclared", null).statusCode()).isEqualTo(401);
+    assertThat(get("/work", everything).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void serviceAccountSubjectGetsItsMappedRoles() throws Exception {
+    assertThat(get("/work", keys.token("system:serviceaccount:pay:worker")).statusCode())
+        .isEqualTo(200);
+    assertThat(get("/work", keys.token("system:serviceaccount:pay:other")).statusCode())
+        .isEqualTo(403);
+  }
+
+  @Test
+  void callerNameIsTheTokenSubject() throws Exception {
+    HttpResponse<String> response = get("/whoami", keys.token("ops-alice", FencepostRole.OPERATOR));
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.body()).isEqualTo("ops-alice");
+  }
+
+  @Test
+  void healthIsOpenAndOtherManagementEndpointsNeedOperator() throws Exception {
+    assertThat(get("/actuator/health", null).statusCode()).isEqualTo(200);
+    assertThat(get("/actuator/metrics", null).statusCode()).isEqualTo(401);
+    assertThat(get("/actuator/metrics", keys.token("w1", FencepostRole.PAYOUT_WORKER)).statusCode())
+        .isEqualTo(403);
+    assertThat(get("/actuator/metrics", keys.token("ops", FencepostRole.OPERATOR)).statusCode())
+        .isEqualTo(200);
+  }
+
+  private HttpResponse<String> get(String path, String token) throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET();
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+}

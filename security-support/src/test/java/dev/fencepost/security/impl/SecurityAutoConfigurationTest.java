@@ -1,0 +1,138 @@
+package dev.fencepost.security.impl;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencepost.security.BearerTokenSource;
+import dev.fencepost.security.EndpointAccess;
+import dev.fencepost.security.FencepostRole;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
+import org.springframework.boot.security.oauth2.client.autoconfigure.OAuth2ClientAutoConfiguration;
+import org.springframework.boot.security.oauth2.server.resource.autoconfigure.servlet.OAuth2ResourceServerAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.http.HttpMethod;
+import org.springframework.security.web.SecurityFilterChain;
+
+class SecurityAutoConfigurationTest {
+
+  private final WebApplicationContextRunner web =
+      new WebApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(
+                  ResourceServerSecurityAutoConfiguration.class,
+                  SecurityAutoConfiguration.class,
+                  ServletWebSecurityAutoConfiguration.class,
+                  OAuth2ResourceServerAutoConfiguration.class));
+
+  private final ApplicationContextRunner outbound =
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(
+                  OAuth2ClientAutoConfiguration.class, BearerTokenSourceAutoConfiguration.class));
+
+  private static final EndpointAccess RULES =
+      rules -> rules.allow(HttpMethod.GET, "/x", FencepostRole.OPERATOR);
+
+  @Test
+  void webApplicationWithAnIssuerGetsTheFencepostChainOnly() {
+    web.withPropertyValues(
+            "spring.security.oauth2.resourceserver.jwt.jwk-set-uri=http://127.0.0.1:1/jwks")
+        .withBean(EndpointAccess.class, () -> RULES)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBeansOfType(SecurityFilterChain.class))
+                  .containsOnlyKeys("fencepostSecurityFilterChain");
+            });
+  }
+
+  @Test
+  void rulesWithoutAnIssuerRefuseToStart() {
+    web.withBean(EndpointAccess.class, () -> RULES)
+        .run(
+            context ->
+                assertThat(context).getFailure().rootCause().hasMessageContaining("jwk-set-uri"));
+  }
+
+  @Test
+  void notYetSecuredNeedsNoIssuer() {
+    web.withBean(EndpointAccess.class, EndpointAccess::notYetSecured)
+        .run(
+            context -> assertThat(context).hasNotFailed().hasSingleBean(SecurityFilterChain.class));
+  }
+
+  @Test
+  void nonWebApplicationGetsNoChain() {
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(ResourceServerSecurityAutoConfiguration.class))
+        .run(context -> assertThat(context).doesNotHaveBean(SecurityFilterChain.class));
+  }
+
+  @Test
+  void noOutboundCredentialsMeansNoTokenSource() {
+    outbound.run(context -> assertThat(context).doesNotHaveBean(BearerTokenSource.class));
+  }
+
+  @Test
+  void clientRegistrationGivesClientCredentials() {
+    outbound
+        .withPropertyValues(clientRegistration())
+        .run(
+            context ->
+                assertThat(context)
+                    .getBean(BearerTokenSource.class)
+                    .isInstanceOf(ClientCredentialsTokenSource.class));
+  }
+
+  @Test
+  void tokenFileGivesTokenFileSource(@TempDir Path dir) throws Exception {
+    Path file = Files.writeString(dir.resolve("token"), "abc\n");
+    outbound
+        .withPropertyValues("fencepost.security.client.token-file=" + file)
+        .run(
+            context ->
+                assertThat(context.getBean(BearerTokenSource.class).currentToken())
+                    .isEqualTo("abc"));
+  }
+
+  @Test
+  void clientCredentialsWinOverATokenFile(@TempDir Path dir) throws Exception {
+    Path file = Files.writeString(dir.resolve("token"), "abc");
+    outbound
+        .withPropertyValues(clientRegistration())
+        .withPropertyValues("fencepost.security.client.token-file=" + file)
+        .run(
+            context ->
+                assertThat(context)
+                    .getBean(BearerTokenSource.class)
+                    .isInstanceOf(ClientCredentialsTokenSource.class));
+  }
+
+  @Test
+  void tokenFileIsReReadWhenItChanges(@TempDir Path dir) throws Exception {
+    Path file = Files.writeString(dir.resolve("token"), "first");
+    Files.setLastModifiedTime(file, FileTime.from(Instant.now().minusSeconds(60)));
+    TokenFileSource source = new TokenFileSource(file);
+    assertThat(source.currentToken()).isEqualTo("first");
+    Files.writeString(file, "second");
+    Files.setLastModifiedTime(file, FileTime.from(Instant.now()));
+    assertThat(source.currentToken()).isEqualTo("second");
+  }
+
+  private static String[] clientRegistration() {
+    return new String[] {
+      "spring.security.oauth2.client.registration.fencepost.client-id=payout-worker",
+      "spring.security.oauth2.client.registration.fencepost.client-secret=s3cret",
+      "spring.security.oauth2.client.registration.fencepost.authorization-grant-type=client_credentials",
+      "spring.security.oauth2.client.provider.fencepost.token-uri=http://127.0.0.1:1/oauth2/token"
+    };
+  }
+}
