@@ -3,6 +3,7 @@ package dev.fencepost.bench;
 import com.sun.management.OperatingSystemMXBean;
 import dev.fencepost.launcher.App;
 import dev.fencepost.launcher.GrantSigningKeys;
+import dev.fencepost.launcher.LocalIdentity;
 import dev.fencepost.launcher.etcd.EtcdCluster;
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
@@ -324,7 +325,8 @@ public final class Environment implements AutoCloseable {
    */
   private static JavaProcess startLockServer(
       String name, Path workDir, List<String> jvmArgs, List<String> appArgs) {
-    return JavaProcess.jar(name, App.LOCK_SERVER.jar())
+    return LocalIdentity.withEnvironment(
+            JavaProcess.jar(name, App.LOCK_SERVER.jar()), BenchIdentity.serverEnvironment())
         .jvmArgs(List.of("-Xms256m"))
         .jvmArgs(jvmArgs)
         .heap("1g")

@@ -66,6 +66,7 @@ public final class LockServerTarget implements LockTarget {
     StartableLockClient lockClient =
         LockClients.builder(URI.create(baseUrl))
             .owner("bench-" + id + "-" + index)
+            .bearerTokens(BenchIdentity.worker())
             .sessionTtl(Duration.ofSeconds(30))
             .safetyMargin(0.3)
             .defaultWait(Duration.ZERO)

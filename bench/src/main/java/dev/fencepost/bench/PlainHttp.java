@@ -13,8 +13,9 @@ import java.nio.charset.StandardCharsets;
 /**
  * One kept-alive HTTP/1.1 connection with TCP_NODELAY, one write per request, the answer read on
  * the caller's thread: the same way the starter's transport talks to the lock server (ADR 0092),
- * for the calls the bench makes outside the starter (the no-op floor F3, renew, inspect). Not
- * thread safe: one per client. Reconnects when the server closes the connection between requests.
+ * for the calls the bench makes outside the starter (the no-op floor F3, renew, inspect), with the
+ * bench's bearer token as the starter sends it. Not thread safe: one per client. Reconnects when
+ * the server closes the connection between requests.
  */
 final class PlainHttp implements AutoCloseable {
 
@@ -41,7 +42,9 @@ final class PlainHttp implements AutoCloseable {
             + host
             + ":"
             + port
-            + "\r\nAccept: application/json\r\n"
+            + "\r\nAccept: application/json\r\nAuthorization: "
+            + BenchIdentity.authorization()
+            + "\r\n"
             + (jsonBody == null
                 ? ""
                 : "Content-Type: application/json\r\nContent-Length: " + body.length + "\r\n")

@@ -148,6 +148,7 @@ public final class ServerLoad {
                 () ->
                     http.send(
                         HttpRequest.newBuilder(URI.create(server.baseUrl() + "/v1/sessions/" + id))
+                            .header("Authorization", BenchIdentity.authorization())
                             .DELETE()
                             .timeout(Duration.ofSeconds(10))
                             .build(),
@@ -193,7 +194,9 @@ public final class ServerLoad {
   private static String post(HttpClient http, String url, String body, int expected)
       throws Exception {
     HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10));
+        HttpRequest.newBuilder(URI.create(url))
+            .header("Authorization", BenchIdentity.authorization())
+            .timeout(Duration.ofSeconds(10));
     if (body.isEmpty()) {
       request.POST(HttpRequest.BodyPublishers.noBody());
     } else {

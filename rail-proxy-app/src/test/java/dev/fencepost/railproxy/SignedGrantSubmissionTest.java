@@ -118,6 +118,7 @@ class SignedGrantSubmissionTest {
     args.add("--fencepost.proxy.grants.keys-cache-ttl=3s");
     args.add("--fencepost.proxy.grants.keys-refetch-min-interval=100ms");
     args.add("--fencepost.proxy.grants.keys-fetch-timeout=2500ms");
+    args.addAll(TestIdentities.proxyArgs());
     var builder = RailProxyApplication.application();
     if (verifier != null) {
       builder.initializers(

@@ -26,16 +26,6 @@ public interface EndpointAccess {
   /** Declares this application's rules on {@code rules}. */
   void declare(Rules rules);
 
-  /**
-   * For an application whose own endpoints are not secured yet: every request is let through
-   * without a token and a WARN {@code security.inbound.unsecured} event is logged at start. It
-   * exists so an application can carry outbound credentials (and this module) before its own
-   * endpoints are secured; replace it by real rules (docs/security.md lists who still uses it).
-   */
-  static EndpointAccess notYetSecured() {
-    return NotYetSecured.INSTANCE;
-  }
-
   /** The rules an application declares, matched in declaration order. */
   interface Rules {
 
@@ -44,13 +34,12 @@ public interface EndpointAccess {
 
     /** {@code method} on {@code pattern} is allowed to any authenticated caller. */
     Rules authenticated(HttpMethod method, String pattern);
-  }
 
-  /** The marker of {@link #notYetSecured()}. */
-  enum NotYetSecured implements EndpointAccess {
-    INSTANCE;
-
-    @Override
-    public void declare(Rules rules) {}
+    /**
+     * {@code method} on {@code pattern} is served to anyone, with or without a token. Only for
+     * material that is public by nature and that callers need before they can check anything, such
+     * as a JWK set of verification keys; never for an endpoint that changes state.
+     */
+    Rules open(HttpMethod method, String pattern);
   }
 }

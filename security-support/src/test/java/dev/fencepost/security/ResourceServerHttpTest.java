@@ -57,7 +57,8 @@ class ResourceServerHttpTest {
       return rules ->
           rules
               .allow(HttpMethod.GET, "/work", FencepostRole.PAYOUT_WORKER)
-              .authenticated(HttpMethod.GET, "/whoami");
+              .authenticated(HttpMethod.GET, "/whoami")
+              .open(HttpMethod.GET, "/public-keys");
     }
 
     @RestController
@@ -70,6 +71,11 @@ class ResourceServerHttpTest {
       @GetMapping("/whoami")
       String whoami() {
         return CurrentCaller.requireName();
+      }
+
+      @GetMapping("/public-keys")
+      String publicKeys() {
+        return "keys";
       }
 
       /** Exists, but no rule names it. */
@@ -92,6 +98,13 @@ class ResourceServerHttpTest {
         .contains("\"status\":401");
     assertThat(response.headers().firstValue("WWW-Authenticate"))
         .hasValueSatisfying(v -> assertThat(v).startsWith("Bearer"));
+  }
+
+  @Test
+  void openEndpointIsServedWithoutAToken() throws Exception {
+    HttpResponse<String> response = get("/public-keys", null);
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.body()).isEqualTo("keys");
   }
 
   @Test

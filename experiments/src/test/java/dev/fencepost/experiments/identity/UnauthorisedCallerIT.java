@@ -448,7 +448,7 @@ class UnauthorisedCallerIT {
                 + " without a token, and with a valid token of a workload whose role the call does"
                 + " not allow (the reconciler's; for the session, the rail proxy's, since the"
                 + " reconciler holds locks itself). ADRs 0145, 0146, 0147;"
-                + " docs/security-rail-and-jobs.md.")
+                + " docs/security.md.")
         .paragraph("## Every attempt and its answer\n\n" + table)
         .paragraph("## The platform before and after\n\n" + state)
         .paragraph("## Refusals in the services' logs\n\n" + events)

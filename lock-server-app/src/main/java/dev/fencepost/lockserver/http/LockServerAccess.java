@@ -12,7 +12,7 @@ import org.springframework.http.HttpMethod;
 /**
  * Who may call what on the lock server (docs/security.md): lock holders (payout workers and the
  * reconciler) work with sessions and grants, any authenticated caller may inspect, only an operator
- * may force-revoke. Anything else is denied.
+ * may force-revoke, anyone may read the grant-verification keys. Anything else is denied.
  */
 @Configuration(proxyBeanMethods = false)
 class LockServerAccess {
@@ -28,6 +28,8 @@ class LockServerAccess {
             .allow(HttpMethod.POST, "/v1/locks/{key}/renew", PAYOUT_WORKER, RECONCILER)
             .allow(HttpMethod.POST, "/v1/locks/{key}/release", PAYOUT_WORKER, RECONCILER)
             .authenticated(HttpMethod.GET, "/v1/locks/{key}")
-            .allow(HttpMethod.POST, "/v1/admin/locks/{key}/revoke", OPERATOR);
+            .allow(HttpMethod.POST, "/v1/admin/locks/{key}/revoke", OPERATOR)
+            // Public verification keys: the rail proxy needs them to check any grant (ADR 0136).
+            .open(HttpMethod.GET, "/v1/grant-keys");
   }
 }

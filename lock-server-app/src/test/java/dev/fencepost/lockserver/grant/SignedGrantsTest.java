@@ -10,6 +10,7 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.fencepost.launcher.GrantSigningKeys;
 import dev.fencepost.lockserver.LockServerApplication;
+import dev.fencepost.lockserver.TestIdentities;
 import dev.fencepost.lockserver.http.LockServerClient;
 import dev.fencepost.lockserver.http.LockServerClient.Response;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
@@ -56,8 +57,9 @@ class SignedGrantsTest {
   }
 
   @Test
-  void grantKeysPublishesCurrentAndPreviousKeysWithPublicPartsOnly() throws Exception {
-    Response response = client.get("/v1/grant-keys");
+  void grantKeysPublishesCurrentAndPreviousKeysWithPublicPartsOnlyToAnyCallerWithoutAToken()
+      throws Exception {
+    Response response = client.anonymous().get("/v1/grant-keys");
 
     assertThat(response.status()).isEqualTo(200);
     assertThat(response.contentType()).startsWith("application/jwk-set+json");
@@ -141,7 +143,8 @@ class SignedGrantsTest {
                 "--spring.datasource.url=" + lockdb.jdbcUrl(),
                 "--spring.datasource.username=postgres",
                 "--spring.datasource.password=postgres",
-                "--logging.structured.format.console="));
+                "--logging.structured.format.console=",
+                TestIdentities.serverArg()));
     args.addAll(List.of(more));
     return args.toArray(String[]::new);
   }

@@ -12,7 +12,13 @@ import org.springframework.security.config.annotation.web.configurers.AuthorizeH
 /** The rules an application declared, applied in order to Spring Security's registry. */
 final class DeclaredRules implements EndpointAccess.Rules {
 
-  private record Rule(HttpMethod method, String pattern, FencepostRole[] roles) {}
+  private enum Kind {
+    ROLES,
+    AUTHENTICATED,
+    OPEN
+  }
+
+  private record Rule(Kind kind, HttpMethod method, String pattern, FencepostRole[] roles) {}
 
   private final List<Rule> rules = new ArrayList<>();
 
@@ -22,13 +28,24 @@ final class DeclaredRules implements EndpointAccess.Rules {
       throw new IllegalArgumentException(
           "allow(" + method + ", " + pattern + ") names no role; use authenticated(...)");
     }
-    rules.add(new Rule(method, pattern, roles.clone()));
+    rules.add(new Rule(Kind.ROLES, method, pattern, roles.clone()));
     return this;
   }
 
   @Override
   public EndpointAccess.Rules authenticated(HttpMethod method, String pattern) {
-    rules.add(new Rule(method, pattern, null));
+    rules.add(new Rule(Kind.AUTHENTICATED, method, pattern, null));
+    return this;
+  }
+
+  @Override
+  public EndpointAccess.Rules open(HttpMethod method, String pattern) {
+    if (method != HttpMethod.GET) {
+      // Open means readable by anyone; nothing that changes state may be declared so.
+      throw new IllegalArgumentException(
+          "open(" + method + ", " + pattern + "): only GET may be open to anyone");
+    }
+    rules.add(new Rule(Kind.OPEN, method, pattern, null));
     return this;
   }
 
@@ -41,10 +58,11 @@ final class DeclaredRules implements EndpointAccess.Rules {
           registry) {
     for (Rule rule : rules) {
       var matched = registry.requestMatchers(rule.method(), rule.pattern());
-      if (rule.roles() == null) {
-        matched.authenticated();
-      } else {
-        matched.hasAnyRole(Arrays.stream(rule.roles()).map(Enum::name).toArray(String[]::new));
+      switch (rule.kind()) {
+        case ROLES ->
+            matched.hasAnyRole(Arrays.stream(rule.roles()).map(Enum::name).toArray(String[]::new));
+        case AUTHENTICATED -> matched.authenticated();
+        case OPEN -> matched.permitAll();
       }
     }
   }

@@ -101,15 +101,6 @@ public final class ResourceServerSecurityAutoConfiguration {
       ObjectProvider<JwtDecoder> jwtDecoder)
       throws Exception {
     List<EndpointAccess> declared = endpointAccess.orderedStream().toList();
-    if (declared.contains(EndpointAccess.notYetSecured())) {
-      log.atWarn()
-          .addKeyValue("event", "security.inbound.unsecured")
-          .log("this application's endpoints are not secured yet: every request is let through");
-      return http.securityMatcher("/**")
-          .csrf(AbstractHttpConfigurer::disable)
-          .authorizeHttpRequests(rules -> rules.anyRequest().permitAll())
-          .build();
-    }
     DeclaredRules rules = new DeclaredRules();
     declared.forEach(access -> access.declare(rules));
     if (jwtDecoder.getIfAvailable() == null) {

@@ -63,10 +63,18 @@ class SecurityAutoConfigurationTest {
   }
 
   @Test
-  void notYetSecuredNeedsNoIssuer() {
-    web.withBean(EndpointAccess.class, EndpointAccess::notYetSecured)
+  void onlyGetMayBeOpenToAnyone() {
+    web.withBean(
+            EndpointAccess.class,
+            () -> rules -> rules.open(org.springframework.http.HttpMethod.POST, "/keys"))
+        .withPropertyValues(
+            "spring.security.oauth2.resourceserver.jwt.jwk-set-uri=http://127.0.0.1:1/jwks")
         .run(
-            context -> assertThat(context).hasNotFailed().hasSingleBean(SecurityFilterChain.class));
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("only GET may be open"));
   }
 
   @Test

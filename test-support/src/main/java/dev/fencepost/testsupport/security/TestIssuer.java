@@ -48,7 +48,7 @@ public final class TestIssuer implements AutoCloseable {
   private final HttpServer server;
 
   private TestIssuer() {
-    this.key = newKey();
+    this.key = newKey(UUID.randomUUID().toString());
     this.encoder = new NimbusJwtEncoder(new ImmutableJWKSet<>(new JWKSet(key)));
     byte[] jwks = new JWKSet(key.toPublicJWK()).toString().getBytes(StandardCharsets.UTF_8);
     try {
@@ -107,7 +107,7 @@ public final class TestIssuer implements AutoCloseable {
    * without the private key could produce.
    */
   public String forged(String subject, FencepostRole... roles) {
-    ECKey other = newKey();
+    ECKey other = newKey(key.getKeyID());
     NimbusJwtEncoder forger = new NimbusJwtEncoder(new ImmutableJWKSet<>(new JWKSet(other)));
     return mint(
         forger, key.getKeyID(), subject, AUDIENCE, Instant.now(), Duration.ofMinutes(5), roles);
@@ -160,9 +160,9 @@ public final class TestIssuer implements AutoCloseable {
     return encoder.encode(JwtEncoderParameters.from(header, claims.build())).getTokenValue();
   }
 
-  private static ECKey newKey() {
+  private static ECKey newKey(String keyId) {
     try {
-      return new ECKeyGenerator(Curve.P_256).keyID(UUID.randomUUID().toString()).generate();
+      return new ECKeyGenerator(Curve.P_256).keyID(keyId).generate();
     } catch (com.nimbusds.jose.JOSEException e) {
       throw new IllegalStateException(e);
     }

@@ -35,7 +35,9 @@ class TestIssuerTest {
 
   @Test
   void forgedTokenDoesNotVerify() {
-    assertThatThrownBy(() -> decoder.decode(issuer.forged("payout-worker")))
-        .isInstanceOf(JwtException.class);
+    String forged = issuer.forged("payout-worker", FencepostRole.PAYOUT_WORKER);
+    assertThatThrownBy(() -> decoder.decode(forged))
+        .isInstanceOf(JwtException.class)
+        .hasMessageContaining("signature");
   }
 }
