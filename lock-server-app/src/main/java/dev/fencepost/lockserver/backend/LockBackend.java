@@ -8,6 +8,7 @@ import dev.fencepost.lock.RevokeResult;
 import dev.fencepost.lock.SessionId;
 import dev.fencepost.lock.SessionInfo;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The backend SPI: what a store must do to be a Fencepost lock backend. For backend implementers,
@@ -36,8 +37,22 @@ public interface LockBackend {
   /** A short name for logs and metrics tags: {@code postgres} or {@code etcd}. */
   String name();
 
-  /** Creates a session that lives {@code ttl} past its last keepalive (FR-04). */
-  SessionInfo createSession(String owner, Duration ttl);
+  /**
+   * Creates a session that lives {@code ttl} past its last keepalive (FR-04), recording {@code
+   * principal}, the authenticated caller that creates it, with it (null: none recorded).
+   */
+  SessionInfo createSession(String owner, String principal, Duration ttl);
+
+  /** A session with no principal recorded. */
+  default SessionInfo createSession(String owner, Duration ttl) {
+    return createSession(owner, null, ttl);
+  }
+
+  /**
+   * The principal recorded with a live session: empty when the session does not exist, has expired,
+   * or was created without one. A session's principal never changes.
+   */
+  Optional<String> sessionPrincipal(SessionId sessionId);
 
   /**
    * Extends a live session by its TTL, by the store's clock.

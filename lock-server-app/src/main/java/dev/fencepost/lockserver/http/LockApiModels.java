@@ -50,20 +50,23 @@ final class LockApiModels {
     }
   }
 
+  /** {@code principal}: the authenticated caller that created the holder's session. */
   record LockInfoResponse(
       String key,
       boolean held,
       String owner,
+      String principal,
       String sessionId,
       Long token,
       Instant acquiredAt,
       Instant expiresAt,
       int waiters) {
-    static LockInfoResponse of(LockInfo info) {
+    static LockInfoResponse of(LockInfo info, String principal) {
       return new LockInfoResponse(
           info.key().value(),
           info.held(),
           info.owner(),
+          principal,
           info.sessionId() == null ? null : info.sessionId().value(),
           info.token() == null ? null : info.token().value(),
           info.acquiredAt(),
@@ -72,7 +75,8 @@ final class LockApiModels {
     }
 
     LockInfoResponse withoutSessionId() {
-      return new LockInfoResponse(key, held, owner, null, token, acquiredAt, expiresAt, waiters);
+      return new LockInfoResponse(
+          key, held, owner, principal, null, token, acquiredAt, expiresAt, waiters);
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.fencepost.lockserver.http;
 
 import dev.fencepost.lock.FencingToken;
+import dev.fencepost.lock.LockInfo;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.SessionId;
 import dev.fencepost.lockserver.http.LockApiModels.AcquireRequest;
@@ -43,17 +44,21 @@ class LockController {
   ResponseEntity<SessionResponse> createSession(@RequestBody CreateSessionRequest request) {
     long ttl = required("ttlMillis", request.ttlMillis());
     return ResponseEntity.status(HttpStatus.CREATED)
-        .body(SessionResponse.of(service.createSession(request.owner(), Duration.ofMillis(ttl))));
+        .body(
+            SessionResponse.of(
+                service.createSession(
+                    request.owner(), CurrentCaller.requireName(), Duration.ofMillis(ttl))));
   }
 
   @PostMapping("/v1/sessions/{id}/keepalive")
   SessionResponse keepAlive(@PathVariable("id") String id) {
-    return SessionResponse.of(service.keepAlive(sessionId(id)));
+    SessionId session = ownSession(id, "keepalive");
+    return SessionResponse.of(service.keepAlive(session));
   }
 
   @DeleteMapping("/v1/sessions/{id}")
   ResponseEntity<Void> closeSession(@PathVariable("id") String id) {
-    service.closeSession(sessionId(id));
+    service.closeSession(ownSession(id, "session_close"));
     return ResponseEntity.noContent().build();
   }
 
@@ -61,18 +66,22 @@ class LockController {
   GrantResponse acquire(@PathVariable("key") String key, @RequestBody AcquireRequest request) {
     long wait = request.waitMillis() == null ? 0 : request.waitMillis();
     return GrantResponse.of(
-        service.acquire(LockKey.of(key), sessionId(request.sessionId()), Duration.ofMillis(wait)));
+        service.acquire(
+            LockKey.of(key), ownSession(request.sessionId(), "acquire"), Duration.ofMillis(wait)));
   }
 
   @PostMapping(path = "/v1/locks/{key}/renew", consumes = MediaType.APPLICATION_JSON_VALUE)
   GrantResponse renew(@PathVariable("key") String key, @RequestBody GrantRequest request) {
     return GrantResponse.of(
-        service.renew(LockKey.of(key), sessionId(request.sessionId()), token(request.token())));
+        service.renew(
+            LockKey.of(key), ownSession(request.sessionId(), "renew"), token(request.token())));
   }
 
   @PostMapping(path = "/v1/locks/{key}/release", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<Void> release(@PathVariable("key") String key, @RequestBody GrantRequest request) {
-    service.release(LockKey.of(key), sessionId(request.sessionId()), token(request.token()));
+    LockKey lock = LockKey.of(key);
+    FencingToken grant = token(request.token());
+    service.release(lock, ownSession(request.sessionId(), "release"), grant);
     return ResponseEntity.noContent().build();
   }
 
@@ -82,7 +91,10 @@ class LockController {
    */
   @GetMapping("/v1/locks/{key}")
   LockInfoResponse inspect(@PathVariable("key") String key) {
-    LockInfoResponse info = LockInfoResponse.of(service.inspect(LockKey.of(key)));
+    LockInfo held = service.inspect(LockKey.of(key));
+    String principal =
+        held.sessionId() == null ? null : service.principalOf(held.sessionId()).orElse(null);
+    LockInfoResponse info = LockInfoResponse.of(held, principal);
     return CurrentCaller.hasRole(FencepostRole.OPERATOR) ? info : info.withoutSessionId();
   }
 
@@ -99,6 +111,13 @@ class LockController {
           "operator, when given, must be the authenticated caller; it is taken from the token");
     }
     return RevokeResponse.of(service.revoke(LockKey.of(key), operator, request.reason()));
+  }
+
+  /** The session named by the request, refused unless the caller created it (ADR 0133). */
+  private SessionId ownSession(String value, String operation) {
+    SessionId session = sessionId(value);
+    service.requireOwner(session, CurrentCaller.requireName(), operation);
+    return session;
   }
 
   private static SessionId sessionId(String value) {

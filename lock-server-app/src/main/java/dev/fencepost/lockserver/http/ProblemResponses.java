@@ -6,6 +6,7 @@ import dev.fencepost.lock.LockLostException;
 import dev.fencepost.lock.SessionNotFoundException;
 import dev.fencepost.lockserver.backend.BackendUnavailableException;
 import dev.fencepost.lockserver.service.InvalidLockRequestException;
+import dev.fencepost.lockserver.service.SessionNotOwnedException;
 import dev.fencepost.web.ProblemJsonExceptionHandler;
 import dev.fencepost.web.Problems;
 import org.springframework.http.HttpHeaders;
@@ -39,6 +40,13 @@ class ProblemResponses extends ProblemJsonExceptionHandler {
       problem.setProperty("reason", lost.reason().name());
     }
     return Problems.response(problem);
+  }
+
+  /** The session id is not a secret the caller may use: only its creator may (ADR 0133). */
+  @ExceptionHandler(SessionNotOwnedException.class)
+  ResponseEntity<Object> sessionNotOwned(SessionNotOwnedException e) {
+    return Problems.response(
+        Problems.of(HttpStatus.FORBIDDEN, "SESSION_NOT_OWNED", e.getMessage()));
   }
 
   @ExceptionHandler({InvalidLockRequestException.class, IllegalArgumentException.class})

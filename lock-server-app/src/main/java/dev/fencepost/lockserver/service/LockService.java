@@ -18,6 +18,10 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -39,6 +43,20 @@ public final class LockService {
   private final Counter revokes;
   private final AtomicReference<LockBackend.BackendStats> lastStats =
       new AtomicReference<>(new LockBackend.BackendStats(0, 0));
+
+  /**
+   * Session id to its creator's principal. A session's principal never changes and session ids are
+   * never reused, so an entry can only be stale by outliving its session, which the backend then
+   * reports anyway; bounded so that a flood of sessions cannot grow it without limit.
+   */
+  private final Map<SessionId, String> principals =
+      Collections.synchronizedMap(
+          new LinkedHashMap<>(1024, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<SessionId, String> eldest) {
+              return size() > 100_000;
+            }
+          });
 
   /**
    * @param signer signs every grant this service hands out, whatever the backend (ADR 0135)
@@ -72,7 +90,19 @@ public final class LockService {
   }
 
   public SessionInfo createSession(String owner, Duration ttl) {
+    return createSession(owner, null, ttl);
+  }
+
+  /**
+   * Creates a session owned by {@code principal} (the authenticated caller; null records none):
+   * only it may use the session afterwards (ADR 0133).
+   */
+  public SessionInfo createSession(String owner, String principal, Duration ttl) {
     requireText("owner", owner);
+    if (principal != null) {
+      // The token's subject, bounded like every other name we store (lock_session.principal).
+      requireText("principal", principal);
+    }
     if (ttl.compareTo(properties.minTtl()) < 0 || ttl.compareTo(properties.maxTtl()) > 0) {
       throw new InvalidLockRequestException(
           "ttlMillis must be between "
@@ -80,11 +110,16 @@ public final class LockService {
               + " and "
               + properties.maxTtl().toMillis());
     }
-    SessionInfo session = timed("session_create", () -> backend.createSession(owner, ttl));
+    SessionInfo session =
+        timed("session_create", () -> backend.createSession(owner, principal, ttl));
+    if (principal != null) {
+      principals.put(session.sessionId(), principal);
+    }
     log.atInfo()
         .addKeyValue("event", "lock.session.created")
         .addKeyValue("sessionId", session.sessionId().value())
         .addKeyValue("owner", owner)
+        .addKeyValue("principal", principal)
         .addKeyValue("ttlMillis", ttl.toMillis())
         .log("session created");
     return session;
@@ -183,6 +218,38 @@ public final class LockService {
           .log("release rejected: {}", e.getMessage());
       throw e;
     }
+  }
+
+  /**
+   * Refuses {@code principal} a session another principal created: the call would otherwise keep
+   * alive, close, or take, renew and release locks through someone else's session. A session that
+   * does not exist (or records no principal) passes here and meets the operation's own answer.
+   *
+   * @throws SessionNotOwnedException when the session is another principal's
+   */
+  public void requireOwner(SessionId sessionId, String principal, String operation) {
+    String owner = principalOf(sessionId).orElse(null);
+    if (owner != null && !owner.equals(principal)) {
+      log.atWarn()
+          .addKeyValue("event", "lock.session.not_owner")
+          .addKeyValue("operation", operation)
+          .addKeyValue("sessionId", sessionId.value())
+          .addKeyValue("principal", principal)
+          .addKeyValue("sessionPrincipal", owner)
+          .log("call on another caller's session refused");
+      throw new SessionNotOwnedException(sessionId);
+    }
+  }
+
+  /** The principal that created {@code sessionId}, if it is live and recorded one. */
+  public Optional<String> principalOf(SessionId sessionId) {
+    String known = principals.get(sessionId);
+    if (known != null) {
+      return Optional.of(known);
+    }
+    Optional<String> stored = backend.sessionPrincipal(sessionId);
+    stored.ifPresent(p -> principals.put(sessionId, p));
+    return stored;
   }
 
   /** Inspection for operators. Never a correctness input (FR-07). */

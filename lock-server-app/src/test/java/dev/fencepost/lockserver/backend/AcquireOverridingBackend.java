@@ -30,8 +30,13 @@ public abstract class AcquireOverridingBackend implements LockBackend {
   }
 
   @Override
-  public SessionInfo createSession(String owner, Duration ttl) {
-    return real.createSession(owner, ttl);
+  public SessionInfo createSession(String owner, String principal, Duration ttl) {
+    return real.createSession(owner, principal, ttl);
+  }
+
+  @Override
+  public java.util.Optional<String> sessionPrincipal(SessionId sessionId) {
+    return real.sessionPrincipal(sessionId);
   }
 
   @Override

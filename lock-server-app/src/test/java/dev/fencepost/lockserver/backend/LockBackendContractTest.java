@@ -324,6 +324,35 @@ public abstract class LockBackendContractTest {
   }
 
   @Test
+  void aSessionKeepsThePrincipalThatCreatedItUntilItEnds() {
+    SessionInfo owned = backend().createSession("alice", "svc-alice", Duration.ofSeconds(10));
+    SessionInfo unowned = backend().createSession("bob", Duration.ofSeconds(10));
+
+    assertThat(backend().sessionPrincipal(owned.sessionId())).hasValue("svc-alice");
+    assertThat(backend().sessionPrincipal(unowned.sessionId())).isEmpty();
+    backend().keepAlive(owned.sessionId());
+    assertThat(backend().sessionPrincipal(owned.sessionId())).hasValue("svc-alice");
+
+    backend().closeSession(owned.sessionId());
+    assertThat(backend().sessionPrincipal(owned.sessionId())).isEmpty();
+    assertThat(backend().sessionPrincipal(SessionId.of("no-such-session"))).isEmpty();
+    assertThat(backend().sessionPrincipal(SessionId.of(UUID.randomUUID().toString()))).isEmpty();
+  }
+
+  @Test
+  void anExpiredSessionHasNoPrincipal() {
+    SessionId s = backend().createSession("alice", "svc-alice", shortTtl()).sessionId();
+    assertThat(backend().sessionPrincipal(s)).hasValue("svc-alice");
+    // The session's lock becoming free is the observable sign that the backend expired it.
+    LockKey witness = holdFreshKey(s).key();
+    await()
+        .atMost(shortTtl().multipliedBy(3).plusSeconds(5))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> !backend().inspect(witness).held());
+    assertThat(backend().sessionPrincipal(s)).isEmpty();
+  }
+
+  @Test
   void keepAliveExtendsALiveSession() {
     SessionInfo session = backend().createSession("alice", shortTtl());
     SessionInfo kept = backend().keepAlive(session.sessionId());

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.lockserver.TestIdentities;
+import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.lockserver.http.LockServerClient.Response;
 import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -35,6 +38,8 @@ class LockServerSecurityTest {
   static LockServerClient railProxy;
   static LockServerClient anonymous;
 
+  @RegisterExtension final CapturedEvents events = new CapturedEvents();
+
   @BeforeAll
   static void start() {
     server =
@@ -45,7 +50,8 @@ class LockServerSecurityTest {
                 "--spring.datasource.url=" + lockdb.jdbcUrl(),
                 "--fencepost.lock.min-ttl=1s",
                 "--logging.structured.format.console=",
-                TestIdentities.serverArg());
+                TestIdentities.serverArg(),
+                TestGrants.lockServerArg());
     LockServerClient client = LockServerClient.of(server);
     worker = client.as(TestIdentities.as("worker-1", FencepostRole.PAYOUT_WORKER));
     reconciler = client.as(TestIdentities.as("reconciler", FencepostRole.RECONCILER));
@@ -128,6 +134,83 @@ class LockServerSecurityTest {
     assertThat(served.status()).as(served.body()).isEqualTo(call.success());
   }
 
+  /**
+   * ADR 0133: a caller with a holder role that did not create the session is refused every use of
+   * it, and nothing changes: the lock keeps its token, and the session is not kept alive (its
+   * expiry in lockdb does not move) nor closed. The creator is then served.
+   *
+   * <p>Negative control: this guards the {@code throw new SessionNotOwnedException(sessionId)} in
+   * {@code LockService.requireOwner}. Were that check a no-op, every intruder call below would be
+   * served (200/204) instead of 403, and keepalive would move the session's expiry, close would end
+   * the session and release would free the lock, which the assertions after it detect.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = HolderCall.class,
+      names = {"KEEPALIVE", "CLOSE_SESSION", "ACQUIRE", "RENEW", "RELEASE"})
+  void anotherHolderCannotUseASessionItDidNotCreateAndChangesNothing(HolderCall call) {
+    Held held = held(worker);
+    OffsetDateTime expiresBefore = sessionExpiresAt(held.session());
+    LockServerClient otherWorker =
+        worker.as(TestIdentities.as("worker-2", FencepostRole.PAYOUT_WORKER));
+
+    for (LockServerClient intruder : List.of(otherWorker, reconciler)) {
+      Response refused = call.send(intruder, held);
+      assertThat(refused.status()).as(refused.body()).isEqualTo(403);
+      assertThat(refused.code()).isEqualTo("SESSION_NOT_OWNED");
+      assertThat(refused.contentType()).startsWith("application/problem+json");
+    }
+
+    assertThat(sessionExpiresAt(held.session())).isEqualTo(expiresBefore);
+    assertThat(events.named("lock.session.not_owner"))
+        .extracting(e -> e.get("principal"))
+        .containsExactly("worker-2", "reconciler");
+    assertThat(events.named("lock.session.not_owner"))
+        .allSatisfy(
+            e -> {
+              assertThat(e.get("sessionPrincipal")).isEqualTo("worker-1");
+              assertThat(e.get("sessionId")).isEqualTo(held.session());
+            });
+    assertStillHeld(held);
+
+    Response byCreator = call.send(worker, held);
+    assertThat(byCreator.status()).as(byCreator.body()).isEqualTo(call.success());
+  }
+
+  @Test
+  void theCreatorsPrincipalIsRecordedWithTheSession() {
+    Held held = held(worker);
+    assertThat(
+            JdbcClient.create(lockdb.dataSource())
+                .sql("SELECT principal FROM lock_session WHERE id = ?::uuid")
+                .param(held.session())
+                .query(String.class)
+                .single())
+        .isEqualTo("worker-1");
+  }
+
+  /**
+   * A session from before lockdb 002 records no principal: any holder may use it until it ends (ADR
+   * 0133), so a rolling upgrade does not strand live sessions.
+   */
+  @Test
+  void aSessionWithoutARecordedPrincipalIsUsableByAnyHolder() {
+    String legacy = UUID.randomUUID().toString();
+    JdbcClient.create(lockdb.dataSource())
+        .sql(
+            """
+            INSERT INTO lock_session (id, owner, ttl_millis, expires_at)
+            VALUES (?::uuid, 'legacy', 60000, now() + interval '60 seconds')
+            """)
+        .param(legacy)
+        .update();
+
+    Response acquired = reconciler.acquire("payout:legacy-" + UUID.randomUUID(), legacy, 0);
+    assertThat(acquired.status()).as(acquired.body()).isEqualTo(200);
+    assertThat(worker.post("/v1/sessions/" + legacy + "/keepalive", "").status()).isEqualTo(200);
+    assertThat(events.named("lock.session.not_owner")).isEmpty();
+  }
+
   @Test
   void inspectionNeedsAnIdentityAndShowsTheSessionIdToOperatorsOnly() {
     Held held = held(worker);
@@ -137,6 +220,7 @@ class LockServerSecurityTest {
     Response asProxy = railProxy.get(path);
     assertThat(asProxy.status()).isEqualTo(200);
     assertThat(asProxy.json().get("owner").asString()).isEqualTo("holder");
+    assertThat(asProxy.json().get("principal").asString()).isEqualTo("worker-1");
     assertThat(asProxy.json().get("token").asLong()).isEqualTo(held.token());
     assertThat(asProxy.json().get("sessionId").isNull()).isTrue();
     assertThat(operator.get(path).json().get("sessionId").asString()).isEqualTo(held.session());
@@ -200,6 +284,14 @@ class LockServerSecurityTest {
     assertThat(info.json().get("sessionId").asString()).isEqualTo(held.session());
     assertThat(worker.post("/v1/sessions/" + held.session() + "/keepalive", "").status())
         .isEqualTo(200);
+  }
+
+  private static OffsetDateTime sessionExpiresAt(String session) {
+    return JdbcClient.create(lockdb.dataSource())
+        .sql("SELECT expires_at FROM lock_session WHERE id = ?::uuid")
+        .param(session)
+        .query(OffsetDateTime.class)
+        .single();
   }
 
   private static List<String> audit(String key) {

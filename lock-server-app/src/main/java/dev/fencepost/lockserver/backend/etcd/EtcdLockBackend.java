@@ -123,7 +123,7 @@ public final class EtcdLockBackend implements LockBackend {
   // --- Sessions ---------------------------------------------------------------------------
 
   @Override
-  public SessionInfo createSession(String owner, Duration ttl) {
+  public SessionInfo createSession(String owner, String principal, Duration ttl) {
     long deadline = calls.deadline();
     Instant now = clock.instant();
     // etcd leases count whole seconds and raise anything below their minimum (1.5 election
@@ -139,7 +139,7 @@ public final class EtcdLockBackend implements LockBackend {
           () ->
               kv.put(
                   keys.session(leaseId),
-                  EtcdValues.write(new EtcdValues.Session(owner, effective.toMillis())),
+                  EtcdValues.write(new EtcdValues.Session(owner, effective.toMillis(), principal)),
                   PutOption.builder().withLeaseId(leaseId).build()));
     } catch (RuntimeException e) {
       // The lease without its record is unusable; let it go (best effort, not awaited) rather
@@ -152,6 +152,16 @@ public final class EtcdLockBackend implements LockBackend {
     // The lease was granted after `now`, so now + TTL is a lower bound of its expiry.
     known.remember(leaseId, owner, now.plus(effective));
     return new SessionInfo(EtcdKeys.sessionId(leaseId), owner, effective, now.plus(effective));
+  }
+
+  @Override
+  public Optional<String> sessionPrincipal(SessionId sessionId) {
+    Optional<Long> leaseId = EtcdKeys.leaseId(sessionId);
+    if (leaseId.isEmpty()) {
+      return Optional.empty();
+    }
+    // The record lives on the session's lease: gone with the session.
+    return sessionRecord(leaseId.get(), calls.deadline()).map(EtcdValues.Session::principal);
   }
 
   @Override

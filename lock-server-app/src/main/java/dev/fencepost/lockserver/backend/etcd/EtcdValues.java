@@ -30,8 +30,10 @@ final class EtcdValues {
    *
    * @param owner the client's self-declared identity
    * @param ttlMillis the lease TTL etcd granted, in milliseconds
+   * @param principal the authenticated caller that created it, or null (absent in records written
+   *     before identities existed)
    */
-  record Session(String owner, long ttlMillis) {}
+  record Session(String owner, long ttlMillis, String principal) {}
 
   /**
    * One force-revoke, kept without a lease (FR-08, FR-30). Its own ModRevision is the revision of

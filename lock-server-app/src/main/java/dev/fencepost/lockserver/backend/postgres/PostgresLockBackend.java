@@ -73,18 +73,19 @@ public final class PostgresLockBackend implements LockBackend {
   }
 
   @Override
-  public SessionInfo createSession(String owner, Duration ttl) {
+  public SessionInfo createSession(String owner, String principal, Duration ttl) {
     UUID id = UUID.randomUUID();
     return call(
         () ->
             jdbc.sql(
                     """
-                    INSERT INTO lock_session (id, owner, ttl_millis, expires_at)
-                    VALUES (:id, :owner, :ttl, now() + :ttl * interval '1 millisecond')
+                    INSERT INTO lock_session (id, owner, principal, ttl_millis, expires_at)
+                    VALUES (:id, :owner, :principal, :ttl, now() + :ttl * interval '1 millisecond')
                     RETURNING expires_at
                     """)
                 .param("id", id)
                 .param("owner", owner)
+                .param("principal", principal, java.sql.Types.VARCHAR)
                 .param("ttl", ttl.toMillis())
                 .query(
                     (rs, n) ->
@@ -94,6 +95,24 @@ public final class PostgresLockBackend implements LockBackend {
                             ttl,
                             rs.getTimestamp("expires_at").toInstant()))
                 .single());
+  }
+
+  @Override
+  public Optional<String> sessionPrincipal(SessionId sessionId) {
+    Optional<UUID> id = parse(sessionId);
+    if (id.isEmpty()) {
+      return Optional.empty();
+    }
+    return call(
+        () ->
+            jdbc
+                .sql("SELECT principal FROM lock_session WHERE id = :id AND expires_at > now()")
+                .param("id", id.get())
+                .query(String.class)
+                .list()
+                .stream()
+                .filter(java.util.Objects::nonNull)
+                .findFirst());
   }
 
   @Override

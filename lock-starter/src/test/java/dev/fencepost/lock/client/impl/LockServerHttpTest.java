@@ -149,6 +149,33 @@ class LockServerHttpTest {
         .isNotInstanceOf(LockServerUnreachableException.class);
   }
 
+  /**
+   * ADR 0133: a session used by a principal other than its creator is refused 403 {@code
+   * SESSION_NOT_OWNED}. A correct client never sees it (it uses only its own sessions), so it is a
+   * rejection naming the code, not the retryable failure and not a lost session.
+   */
+  @Test
+  void aSessionNotOwnedAnswerIsARejectionNamingTheCode() {
+    server.stubFor(
+        post(urlPathMatching("/lock/v1/locks/.*/acquire"))
+            .willReturn(problem(403, "SESSION_NOT_OWNED", null)));
+    server.stubFor(
+        post(urlPathEqualTo("/lock/v1/sessions/s-1/keepalive"))
+            .willReturn(problem(403, "SESSION_NOT_OWNED", null)));
+
+    assertThatThrownBy(() -> http.acquire(KEY, SESSION, Duration.ZERO))
+        .isInstanceOfSatisfying(
+            LockRequestRejectedException.class,
+            e -> {
+              assertThat(e.status()).isEqualTo(403);
+              assertThat(e.code()).isEqualTo("SESSION_NOT_OWNED");
+            });
+    assertThatThrownBy(() -> http.keepAlive(SESSION))
+        .isInstanceOf(LockRequestRejectedException.class)
+        .isNotInstanceOf(SessionNotFoundException.class);
+    server.verify(1, postRequestedFor(urlPathMatching("/lock/v1/locks/.*/acquire")));
+  }
+
   @Test
   void anAnswerSlowerThanTheReadTimeoutIsTheRetryableFailure() {
     server.stubFor(
