@@ -14,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.fencepost.security.EndpointAccess;
 import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import dev.fencepost.testsupport.security.TestIssuer;
@@ -272,7 +273,8 @@ class ProxyAccessTest {
             "--fencepost.rail.timeout=5s",
             "--spring.security.oauth2.resourceserver.jwt.jwk-set-uri="
                 + TestIdentities.ISSUER.jwkSetUri(),
-            "--fencepost.security.client.token-file=" + railToken);
+            "--fencepost.security.client.token-file=" + railToken,
+            TestGrants.staticProxyArg());
     events.start();
     return Integer.parseInt(app.getEnvironment().getRequiredProperty("local.server.port"));
   }

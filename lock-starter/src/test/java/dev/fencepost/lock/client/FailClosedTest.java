@@ -155,19 +155,24 @@ class FailClosedTest {
         client(
             TestSettings.against(lockServer.baseUrl())
                 .ttl(Duration.ofSeconds(30))
-                .retry(20, Duration.ofMillis(300), Duration.ofMillis(300), maxElapsed));
+                // Full-jitter pauses of up to 600 ms: 19 of them outlast 2 s by far, so time ends
+                // it.
+                .retry(20, Duration.ofMillis(600), Duration.ofMillis(600), maxElapsed));
     awaitStartUpHeartbeatsFailed();
     lockServer.resetRequests();
 
+    // The acquire's own attempts, from its answer: the stand-in's request log also holds the
+    // heartbeat's session attempts, so its size says nothing about the acquire's budget.
     assertThatThrownBy(() -> client.acquire(LockKey.of("payout:acc-2"), Duration.ZERO))
-        .isInstanceOf(LockServiceUnavailableException.class);
+        .isInstanceOf(LockServiceUnavailableException.class)
+        .hasMessageMatching("(?s).* after ([2-9]|1[0-9]) attempt\\(s\\) in .*");
 
     List<Long> times =
         lockServer.findAll(anyRequestedFor(anyUrl())).stream()
             .map(r -> r.getLoggedDate().getTime())
             .sorted()
             .toList();
-    assertThat(times).hasSizeBetween(2, 19);
+    assertThat(times).hasSizeGreaterThanOrEqualTo(2);
     assertThat(times.get(times.size() - 1) - times.get(0)).isLessThan(maxElapsed.toMillis());
   }
 
