@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.lockserver.TestIdentities;
-import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.lockserver.http.LockServerClient.Response;
 import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.time.OffsetDateTime;
