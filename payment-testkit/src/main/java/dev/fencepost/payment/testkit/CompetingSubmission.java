@@ -1,0 +1,30 @@
+package dev.fencepost.payment.testkit;
+
+import dev.fencepost.payment.Payout;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Somebody else's submission under a real payout's id (ADR 0140), as the body of a {@code POST
+ * /v1/submissions} to the rail proxy. Its fencing token is 1, below any the lock server grants, so
+ * the payout's own worker still passes the proxy's high-water check and meets the uniqueness guard
+ * instead. The payout-job and reconciliation-job tests both stage it; each sends it with its own
+ * HTTP client.
+ */
+public final class CompetingSubmission {
+
+  private CompetingSubmission() {}
+
+  /** The payout's ids and currency, with {@code amountMinor} and {@code beneficiaryRef} given. */
+  public static Map<String, Object> body(Payout payout, long amountMinor, String beneficiaryRef) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("payoutId", payout.id().toString());
+    body.put("accountId", payout.accountId().value());
+    body.put("fencingToken", 1);
+    body.put("clientReference", payout.clientReference());
+    body.put("amountMinor", amountMinor);
+    body.put("currency", payout.currency());
+    body.put("beneficiaryRef", beneficiaryRef);
+    return body;
+  }
+}
