@@ -6,11 +6,14 @@ import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payment.testkit.CompetingSubmission;
 import dev.fencepost.payoutjob.PayoutFailpoint.Point;
+import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.grants.TestGrants;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -133,9 +136,18 @@ class ContentCheckedRecordTest extends OneWorkerTest {
     assertThat(platform.movements(payout.id())).isEqualTo(1);
   }
 
-  /** Sends a {@link CompetingSubmission} straight to the proxy, which must acknowledge it. */
+  /**
+   * Sends a {@link CompetingSubmission} straight to the proxy, as a payout worker with a grant the
+   * platform's lock-server key signed, and the proxy must acknowledge it.
+   */
   private void submitFirst(Payout payout, long amountMinor, String beneficiaryRef) {
-    Map<String, Object> body = CompetingSubmission.body(payout, amountMinor, beneficiaryRef);
+    String grant =
+        TestGrants.sign(
+            platform.services.grantKeys().current(),
+            payout.accountId().lockKey().value(),
+            CompetingSubmission.FENCING_TOKEN,
+            Instant.now().plusSeconds(60));
+    Map<String, Object> body = CompetingSubmission.body(payout, amountMinor, beneficiaryRef, grant);
     try {
       HttpResponse<String> answer =
           HttpClient.newHttpClient()
@@ -143,6 +155,9 @@ class ContentCheckedRecordTest extends OneWorkerTest {
                   HttpRequest.newBuilder(
                           URI.create(platform.services.railProxy().baseUrl() + "/v1/submissions"))
                       .header("Content-Type", "application/json")
+                      .header(
+                          "Authorization",
+                          "Bearer " + platform.tokens(FencepostRole.PAYOUT_WORKER).currentToken())
                       .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
                       .build(),
                   HttpResponse.BodyHandlers.ofString());

@@ -14,6 +14,7 @@ import dev.fencepost.payoutjob.PayoutFailpoint;
 import dev.fencepost.payoutjob.PayoutOutcome;
 import dev.fencepost.payoutjob.RailProxyClient;
 import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.grants.TestGrants;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -251,9 +252,18 @@ class ContentMismatchTest extends ReconciliationTestBase {
         world.meters);
   }
 
-  /** Sends a {@link CompetingSubmission} straight to the proxy, which must acknowledge it. */
+  /**
+   * Sends a {@link CompetingSubmission} straight to the proxy, as a payout worker with a grant the
+   * platform's lock-server key signed, and the proxy must acknowledge it.
+   */
   private void submitFirst(Payout payout, long amountMinor, String beneficiaryRef) {
-    Map<String, Object> body = CompetingSubmission.body(payout, amountMinor, beneficiaryRef);
+    String grant =
+        TestGrants.sign(
+            world.stack.grantKeys().current(),
+            payout.accountId().lockKey().value(),
+            CompetingSubmission.FENCING_TOKEN,
+            Instant.now().plusSeconds(60));
+    Map<String, Object> body = CompetingSubmission.body(payout, amountMinor, beneficiaryRef, grant);
     var answer =
         World.send(
             "POST",
