@@ -13,6 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.fencepost.security.EndpointAccess;
 import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import dev.fencepost.testsupport.security.AccessMatrix;
@@ -237,7 +238,10 @@ class ProxyAccessTest {
     if (!sources.isEmpty()) {
       builder.sources(sources.toArray(Class<?>[]::new));
     }
-    app = builder.run(ProxyUnderTest.args(proxydb, rail, railToken).toArray(String[]::new));
+    app =
+        builder.run(
+            ProxyUnderTest.args(proxydb, rail, railToken, TestGrants.staticProxyArg())
+                .toArray(String[]::new));
     events.start();
     return ProxyUnderTest.port(app);
   }

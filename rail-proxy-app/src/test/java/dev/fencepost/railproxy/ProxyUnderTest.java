@@ -43,15 +43,19 @@ final class ProxyUnderTest {
 
   /**
    * A free port, proxydb in {@code db}, {@code rail} with a timeout a busy machine does not hit,
-   * the module's test issuer and {@code railTokenFile} as the proxy's own rail credential.
+   * the module's test issuer and {@code railTokenFile} as the proxy's own rail credential; then
+   * {@code more}. Where its grant keys come from is each test's choice (a file or a lock server's
+   * URI: exactly one, ADR 0137).
    */
-  static List<String> args(EmbeddedPostgresExtension db, WireMockServer rail, Path railTokenFile) {
+  static List<String> args(
+      EmbeddedPostgresExtension db, WireMockServer rail, Path railTokenFile, String... more) {
     List<String> args = new ArrayList<>();
     args.add("--server.port=0");
     args.add("--spring.datasource.url=" + db.jdbcUrl());
     args.add("--fencepost.rail.base-url=" + rail.baseUrl());
     args.add("--fencepost.rail.timeout=5s");
     args.addAll(TestIdentities.proxyArgs(railTokenFile));
+    args.addAll(List.of(more));
     return args;
   }
 
