@@ -1,24 +1,22 @@
 package dev.fencepost.payoutjob;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
+import dev.fencepost.payment.testkit.CompetingSubmission;
 import dev.fencepost.payoutjob.PayoutFailpoint.Point;
-import dev.fencepost.payoutjob.RecoveryTest.WorkerDied;
+import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.grants.TestGrants;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.LinkedHashMap;
+import java.time.Instant;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -34,25 +32,11 @@ import tools.jackson.databind.json.JsonMapper;
 @Tag("FR-18")
 @Tag("FR-24")
 @Tag("FR-23")
-class ContentCheckedRecordTest {
+class ContentCheckedRecordTest extends OneWorkerTest {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final long FUNDING = 50_000;
   private static final long AMOUNT = 4_200;
-
-  static Platform platform;
-  static ConfigurableApplicationContext worker;
-
-  @BeforeAll
-  static void start() {
-    platform = Platform.shared();
-    worker = platform.worker();
-  }
-
-  @AfterAll
-  static void stop() {
-    worker.close();
-  }
 
   @Test
   void aDuplicateAnswerWithAnotherBeneficiaryIsNeitherAckedNorPosted() {
@@ -82,24 +66,7 @@ class ContentCheckedRecordTest {
   @Tag("UC-04")
   void aRecordFoundAtRecoveryWithAnotherBeneficiaryIsNeitherAckedNorPosted() {
     Payout payout = payout("found-beneficiary");
-    ConfigurableApplicationContext doomed =
-        platform.worker(
-            context ->
-                context.registerBean(
-                    "payoutFailpoint",
-                    PayoutFailpoint.class,
-                    () ->
-                        (reached, p) -> {
-                          if (reached == Point.CLAIMED) {
-                            throw new WorkerDied(reached);
-                          }
-                        }));
-    try {
-      assertThatThrownBy(() -> doomed.getBean(PayoutExecutor.class).execute(payout))
-          .isInstanceOf(WorkerDied.class);
-    } finally {
-      doomed.close();
-    }
+    platform.crashAt(Point.CLAIMED, payout);
     assertThat(platform.reload(payout).state()).isEqualTo(PayoutState.CLAIMED);
     submitFirst(payout, AMOUNT, "ben-somebody-else");
 
@@ -170,19 +137,17 @@ class ContentCheckedRecordTest {
   }
 
   /**
-   * Somebody else's submission under this payout's id, straight to the proxy with a token below any
-   * the lock server grants, so the payout's own worker passes the high-water check and meets the
-   * uniqueness guard.
+   * Sends a {@link CompetingSubmission} straight to the proxy, as a payout worker with a grant the
+   * platform's lock-server key signed, and the proxy must acknowledge it.
    */
   private void submitFirst(Payout payout, long amountMinor, String beneficiaryRef) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("payoutId", payout.id().toString());
-    body.put("accountId", payout.accountId().value());
-    body.put("fencingToken", 1);
-    body.put("clientReference", payout.clientReference());
-    body.put("amountMinor", amountMinor);
-    body.put("currency", payout.currency());
-    body.put("beneficiaryRef", beneficiaryRef);
+    String grant =
+        TestGrants.sign(
+            platform.services.grantKeys().current(),
+            payout.accountId().lockKey().value(),
+            CompetingSubmission.FENCING_TOKEN,
+            Instant.now().plusSeconds(60));
+    Map<String, Object> body = CompetingSubmission.body(payout, amountMinor, beneficiaryRef, grant);
     try {
       HttpResponse<String> answer =
           HttpClient.newHttpClient()
@@ -190,6 +155,9 @@ class ContentCheckedRecordTest {
                   HttpRequest.newBuilder(
                           URI.create(platform.services.railProxy().baseUrl() + "/v1/submissions"))
                       .header("Content-Type", "application/json")
+                      .header(
+                          "Authorization",
+                          "Bearer " + platform.tokens(FencepostRole.PAYOUT_WORKER).currentToken())
                       .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
                       .build(),
                   HttpResponse.BodyHandlers.ofString());

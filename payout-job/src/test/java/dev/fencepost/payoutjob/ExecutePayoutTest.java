@@ -7,14 +7,11 @@ import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.batch.core.BatchStatus;
 import org.springframework.batch.core.job.JobExecution;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * UC-01 through the real job: lock server, paydb, proxy and rail stub, each payout under {@code
@@ -22,21 +19,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * rail decline.
  */
 @Tag("UC-01")
-class ExecutePayoutTest {
-
-  static Platform platform;
-  static ConfigurableApplicationContext worker;
-
-  @BeforeAll
-  static void start() {
-    platform = Platform.shared();
-    worker = platform.worker();
-  }
-
-  @AfterAll
-  static void stop() {
-    worker.close();
-  }
+class ExecutePayoutTest extends OneWorkerTest {
 
   @AfterEach
   void railBackToNormal() throws Exception {

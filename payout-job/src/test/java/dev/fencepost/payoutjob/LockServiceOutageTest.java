@@ -56,17 +56,12 @@ class LockServiceOutageTest {
     }
     AtomicInteger claims = new AtomicInteger();
     worker =
-        platform.worker(
-            context ->
-                context.registerBean(
-                    "payoutFailpoint",
-                    PayoutFailpoint.class,
-                    () ->
-                        (point, payout) -> {
-                          if (point == Point.CLAIMED && claims.incrementAndGet() == 5) {
-                            platform.lockServer().close();
-                          }
-                        }),
+        platform.workerWithFailpoint(
+            (point, payout) -> {
+              if (point == Point.CLAIMED && claims.incrementAndGet() == 5) {
+                platform.lockServer().close();
+              }
+            },
             "--fencepost.lock.client.retry.max-elapsed=2s");
 
     JobExecution run = Platform.run(worker);

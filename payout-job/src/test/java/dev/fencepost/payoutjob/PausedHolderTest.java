@@ -34,22 +34,17 @@ class PausedHolderTest {
     CountDownLatch frozen = new CountDownLatch(1);
     CountDownLatch thaw = new CountDownLatch(1);
     try (ConfigurableApplicationContext stale =
-            platform.worker(
-                context ->
-                    context.registerBean(
-                        "payoutFailpoint",
-                        PayoutFailpoint.class,
-                        () ->
-                            (point, p) -> {
-                              if (point == Point.CLAIMED) {
-                                frozen.countDown();
-                                try {
-                                  thaw.await(60, TimeUnit.SECONDS);
-                                } catch (InterruptedException e) {
-                                  Thread.currentThread().interrupt();
-                                }
-                              }
-                            }));
+            platform.workerWithFailpoint(
+                (point, p) -> {
+                  if (point == Point.CLAIMED) {
+                    frozen.countDown();
+                    try {
+                      thaw.await(60, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                  }
+                });
         ConfigurableApplicationContext successor = platform.worker()) {
       CompletableFuture<PayoutResult> staleResult =
           CompletableFuture.supplyAsync(() -> stale.getBean(PayoutExecutor.class).execute(payout));

@@ -1,5 +1,7 @@
 package dev.fencepost.payoutjob;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.fencepost.batch.LaunchParameters;
 import dev.fencepost.launcher.LocalPlatform;
 import dev.fencepost.launcher.PayoutWorkerArgs;
@@ -11,6 +13,7 @@ import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutId;
 import dev.fencepost.payment.testkit.PaydbFixtures;
+import dev.fencepost.payoutjob.PayoutFailpoint.Point;
 import dev.fencepost.security.BearerTokenSource;
 import dev.fencepost.security.FencepostRole;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -121,6 +124,41 @@ final class Platform {
     return PayoutJobApplication.application()
         .initializers(context -> beforeRefresh.accept((GenericApplicationContext) context))
         .run(args.toArgs().toArray(String[]::new));
+  }
+
+  /** The same, with {@code failpoint} as the worker's {@link PayoutFailpoint} bean. */
+  ConfigurableApplicationContext workerWithFailpoint(
+      PayoutFailpoint failpoint, String... extraArgs) {
+    return worker(
+        context -> context.registerBean("payoutFailpoint", PayoutFailpoint.class, () -> failpoint),
+        extraArgs);
+  }
+
+  /** Thrown by {@link #crashAt}'s failpoint: the worker's flow ends here. */
+  static final class WorkerDied extends Error {
+    WorkerDied(Point point) {
+      super("worker stopped at " + point);
+    }
+  }
+
+  /**
+   * A worker of its own executes {@code payout} and dies when it reaches {@code point}, as a crash
+   * would; its application is then closed, which ends its lock session (UC-04).
+   */
+  void crashAt(Point point, Payout payout) {
+    ConfigurableApplicationContext doomed =
+        workerWithFailpoint(
+            (reached, p) -> {
+              if (reached == point) {
+                throw new WorkerDied(point);
+              }
+            });
+    try {
+      assertThatThrownBy(() -> doomed.getBean(PayoutExecutor.class).execute(payout))
+          .isInstanceOf(WorkerDied.class);
+    } finally {
+      doomed.close();
+    }
   }
 
   /** One run of payoutJob in {@code worker}, on the calling thread, to its end. */

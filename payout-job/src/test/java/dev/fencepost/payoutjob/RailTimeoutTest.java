@@ -7,10 +7,8 @@ import dev.fencepost.payment.PayoutState;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * UC-05: every way the rail can leave the outcome unknown (hang before or after settling, error
@@ -19,20 +17,10 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 @Tag("UC-05")
 @Tag("FR-23")
-class RailTimeoutTest {
-
-  static Platform platform;
-  static ConfigurableApplicationContext worker;
-
-  @BeforeAll
-  static void start() {
-    platform = Platform.shared();
-    worker = platform.worker();
-  }
+class RailTimeoutTest extends OneWorkerTest {
 
   @AfterAll
-  static void stop() throws Exception {
-    worker.close();
+  static void railBackToNormal() throws Exception {
     platform.resetRailFaults();
   }
 

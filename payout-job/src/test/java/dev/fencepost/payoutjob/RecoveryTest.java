@@ -1,18 +1,14 @@
 package dev.fencepost.payoutjob;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payoutjob.PayoutFailpoint.Point;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * UC-04: a worker stops dead at CLAIMED, after the proxy recorded and answered the submission, and
@@ -23,28 +19,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 @Tag("UC-04")
 @Tag("FR-24")
-class RecoveryTest {
-
-  /** Thrown by the failpoint: the worker's flow ends here. */
-  static final class WorkerDied extends Error {
-    WorkerDied(Point point) {
-      super("worker stopped at " + point);
-    }
-  }
-
-  static Platform platform;
-  static ConfigurableApplicationContext survivor;
-
-  @BeforeAll
-  static void start() {
-    platform = Platform.shared();
-    survivor = platform.worker();
-  }
-
-  @AfterAll
-  static void stop() {
-    survivor.close();
-  }
+class RecoveryTest extends OneWorkerTest {
 
   @ParameterizedTest
   @EnumSource(
@@ -53,7 +28,7 @@ class RecoveryTest {
   void aSecondWorkerCompletesTheCrashedPayoutWithoutResubmitting(Point point) throws Exception {
     Payout payout =
         platform.accountWithPayouts("crash-" + point.ordinal(), 50_000, 1, 4_200).get(0);
-    dieAt(point, payout);
+    platform.crashAt(point, payout);
     Payout left = platform.reload(payout);
     int sentBefore = platform.movements(payout.id());
     switch (point) {
@@ -77,7 +52,7 @@ class RecoveryTest {
           throw new IllegalArgumentException("not a crash point of a fresh payout: " + point);
     }
 
-    Platform.run(survivor);
+    Platform.run(worker);
 
     Payout done = platform.reload(payout);
     assertThat(done.state()).isEqualTo(PayoutState.POSTED);
@@ -94,40 +69,19 @@ class RecoveryTest {
   void aRecovererThatDiesAfterReclaimingLeavesNothingSentAndTheNextOneSubmitsOnce()
       throws Exception {
     Payout payout = platform.accountWithPayouts("crash-reclaim", 50_000, 1, 4_200).get(0);
-    dieAt(Point.CLAIMED, payout);
+    platform.crashAt(Point.CLAIMED, payout);
     Payout claimed = platform.reload(payout);
-    dieAt(Point.RECLAIMED, payout);
+    platform.crashAt(Point.RECLAIMED, payout);
     Payout reclaimed = platform.reload(payout);
 
     assertThat(reclaimed.state()).isEqualTo(PayoutState.CLAIMED);
     assertThat(reclaimed.tokenStamp()).isGreaterThan(claimed.tokenStamp());
     assertThat(platform.movements(payout.id())).isZero();
 
-    Platform.run(survivor);
+    Platform.run(worker);
 
     assertThat(platform.reload(payout).state()).isEqualTo(PayoutState.POSTED);
     assertThat(platform.movements(payout.id())).isEqualTo(1);
     assertThat(platform.submissions(payout.id())).isEqualTo(1);
-  }
-
-  private void dieAt(Point point, Payout payout) {
-    ConfigurableApplicationContext doomed =
-        platform.worker(
-            context ->
-                context.registerBean(
-                    "payoutFailpoint",
-                    PayoutFailpoint.class,
-                    () ->
-                        (reached, p) -> {
-                          if (reached == point) {
-                            throw new WorkerDied(point);
-                          }
-                        }));
-    try {
-      assertThatThrownBy(() -> doomed.getBean(PayoutExecutor.class).execute(payout))
-          .isInstanceOf(WorkerDied.class);
-    } finally {
-      doomed.close();
-    }
   }
 }

@@ -64,11 +64,9 @@ class ProblemAdvice extends ProblemJsonExceptionHandler {
 
   @ExceptionHandler(GrantKeysUnavailableException.class)
   ResponseEntity<Object> grantKeysUnavailable(GrantKeysUnavailableException e) {
-    return Problems.response(
-        Problems.of(
-            HttpStatus.SERVICE_UNAVAILABLE,
-            "GRANT_KEYS_UNAVAILABLE",
-            "the lock server's grant keys are unavailable; nothing was recorded or sent"));
+    return unavailable(
+        "GRANT_KEYS_UNAVAILABLE",
+        "the lock server's grant keys are unavailable; nothing was recorded or sent");
   }
 
   @ExceptionHandler(StaleTokenException.class)
@@ -96,17 +94,14 @@ class ProblemAdvice extends ProblemJsonExceptionHandler {
 
   @ExceptionHandler(RailLookupUnavailableException.class)
   ResponseEntity<Object> lookupUnavailable(RailLookupUnavailableException e) {
-    return Problems.response(
-        Problems.of(HttpStatus.SERVICE_UNAVAILABLE, "RAIL_LOOKUP_UNAVAILABLE", e.getMessage()));
+    return unavailable("RAIL_LOOKUP_UNAVAILABLE", e.getMessage());
   }
 
   @ExceptionHandler(RailCredentialsUnavailableException.class)
   ResponseEntity<Object> railCredentialsUnavailable(RailCredentialsUnavailableException e) {
-    return Problems.response(
-        Problems.of(
-            HttpStatus.SERVICE_UNAVAILABLE,
-            "RAIL_CREDENTIALS_UNAVAILABLE",
-            "the proxy has no credentials for the rail; nothing was recorded or sent"));
+    return unavailable(
+        "RAIL_CREDENTIALS_UNAVAILABLE",
+        "the proxy has no credentials for the rail; nothing was recorded or sent");
   }
 
   @ExceptionHandler(OutcomeNotRecordedException.class)
@@ -129,11 +124,13 @@ class ProblemAdvice extends ProblemJsonExceptionHandler {
         .addKeyValue("event", "proxydb.unavailable")
         .setCause(e)
         .log("proxydb failed before the rail was called; nothing was sent");
-    return Problems.response(
-        Problems.of(
-            HttpStatus.SERVICE_UNAVAILABLE,
-            "PROXYDB_UNAVAILABLE",
-            "proxydb is unavailable; nothing was sent to the rail"));
+    return unavailable(
+        "PROXYDB_UNAVAILABLE", "proxydb is unavailable; nothing was sent to the rail");
+  }
+
+  /** A 503 with {@code code}: something the proxy depends on failed, and nothing was sent. */
+  private static ResponseEntity<Object> unavailable(String code, String detail) {
+    return Problems.response(Problems.of(HttpStatus.SERVICE_UNAVAILABLE, code, detail));
   }
 
   /** Malformed JSON is a 400 of its own code; a body cut off by the size limit is a 413. */

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.spi.LoggingEventBuilder;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -126,37 +127,16 @@ public final class SubmissionService {
           status ->
               store.recordGrantRejection(
                   refused.code().name(), request, refused.keyId(), refused.getMessage()));
-      meters
-          .counter(
-              "fencepost.rail.submission.grant_refusals",
-              "guard",
-              "rail-proxy",
-              "code",
-              refused.code().name())
-          .increment();
-      log.atWarn()
-          .addKeyValue("event", "rail.submission.grant_refused")
-          .addKeyValue("guard", "rail-proxy")
+      countGrantRefusal(refused.code().name());
+      refusal(log.atWarn(), "rail.submission.grant_refused", request)
           .addKeyValue("code", refused.code().name())
-          .addKeyValue("key", request.lockKey())
-          .addKeyValue("presentedToken", request.fencingToken())
           .addKeyValue("grantKeyId", refused.keyId())
-          .addKeyValue("payoutId", request.payoutId())
-          .addKeyValue("accountId", request.accountId())
-          .addKeyValue("clientReference", request.clientReference())
           .addKeyValue("detail", refused.getMessage())
           .log(
               "submission refused: its grant is not the lock server's for this token; never forwarded");
       throw refused;
     } catch (GrantKeysUnavailableException unavailable) {
-      meters
-          .counter(
-              "fencepost.rail.submission.grant_refusals",
-              "guard",
-              "rail-proxy",
-              "code",
-              "GRANT_KEYS_UNAVAILABLE")
-          .increment();
+      countGrantRefusal("GRANT_KEYS_UNAVAILABLE");
       log.atError()
           .addKeyValue("event", "rail.grant_keys.unavailable")
           .addKeyValue("payoutId", request.payoutId())
@@ -164,6 +144,29 @@ public final class SubmissionService {
           .log("the lock server's grant keys could not be fetched; nothing recorded or sent");
       throw unavailable;
     }
+  }
+
+  /** One refused grant, by code: a bounded set (the refusal codes and GRANT_KEYS_UNAVAILABLE). */
+  private void countGrantRefusal(String code) {
+    meters
+        .counter("fencepost.rail.submission.grant_refusals", "guard", "rail-proxy", "code", code)
+        .increment();
+  }
+
+  /**
+   * {@code event} as a refusal at this guard: the lock, the token presented and the payout it was
+   * for, so that every refusal names the same fields.
+   */
+  private static LoggingEventBuilder refusal(
+      LoggingEventBuilder builder, String event, SubmissionRequest request) {
+    return builder
+        .addKeyValue("event", event)
+        .addKeyValue("guard", "rail-proxy")
+        .addKeyValue("key", request.lockKey())
+        .addKeyValue("presentedToken", request.fencingToken())
+        .addKeyValue("payoutId", request.payoutId())
+        .addKeyValue("accountId", request.accountId())
+        .addKeyValue("clientReference", request.clientReference());
   }
 
   private String credential(SubmissionRequest request) {
@@ -255,15 +258,8 @@ public final class SubmissionService {
 
   private void fencedOut(SubmissionRequest request, long highWater) {
     meters.counter("fencepost.fence.rejections", "guard", "rail-proxy").increment();
-    log.atWarn()
-        .addKeyValue("event", "lock.fenced_out")
-        .addKeyValue("guard", "rail-proxy")
-        .addKeyValue("key", request.lockKey())
-        .addKeyValue("presentedToken", request.fencingToken())
+    refusal(log.atWarn(), "lock.fenced_out", request)
         .addKeyValue("highWater", highWater)
-        .addKeyValue("payoutId", request.payoutId())
-        .addKeyValue("accountId", request.accountId())
-        .addKeyValue("clientReference", request.clientReference())
         .log("stale fencing token refused by the rail proxy; never forwarded");
   }
 

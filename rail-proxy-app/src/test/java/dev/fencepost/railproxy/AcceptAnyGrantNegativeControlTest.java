@@ -1,9 +1,5 @@
 package dev.fencepost.railproxy;
 
-import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
-import static com.github.tomakehurst.wiremock.client.WireMock.post;
-import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
@@ -35,15 +31,7 @@ class AcceptAnyGrantNegativeControlTest {
 
   @BeforeAll
   static void start() {
-    rail = new WireMockServer(options().dynamicPort());
-    rail.start();
-    rail.stubFor(
-        post(urlEqualTo("/rail/payments"))
-            .willReturn(
-                aResponse()
-                    .withStatus(201)
-                    .withHeader("Content-Type", "application/json")
-                    .withBody("{\"railReference\":\"RAIL-ANY\",\"status\":\"SETTLED\"}")));
+    rail = ProxyUnderTest.settlingRail("RAIL-ANY");
     // Nothing answers here: the accepting verifier never asks for keys.
     app =
         SignedGrantSubmissionTest.startProxy(
@@ -62,7 +50,7 @@ class AcceptAnyGrantNegativeControlTest {
   void withAVerifierThatAcceptsAnythingTheMaximumTokenBricksTheAccount() throws Exception {
     MaxTokenOutcome outcome =
         SignedGrantSubmissionTest.maxTokenScenario(
-            new ProxyHttp(SignedGrantSubmissionTest.port(app)),
+            new ProxyHttp(ProxyUnderTest.port(app)),
             new JdbcTemplate(proxydb.dataSource()),
             rail,
             TestGrants.keys().current());

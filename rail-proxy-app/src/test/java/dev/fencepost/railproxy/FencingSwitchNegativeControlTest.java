@@ -1,12 +1,9 @@
 package dev.fencepost.railproxy;
 
-import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.matchingJsonPath;
-import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static dev.fencepost.railproxy.ProxyHttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -16,7 +13,6 @@ import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -40,18 +36,7 @@ class FencingSwitchNegativeControlTest {
   @RegisterExtension
   static EmbeddedPostgresExtension proxydb = EmbeddedPostgresExtension.withChangelog(null);
 
-  static final WireMockServer rail = new WireMockServer(options().dynamicPort());
-
-  static {
-    rail.start();
-    rail.stubFor(
-        post(urlEqualTo("/rail/payments"))
-            .willReturn(
-                aResponse()
-                    .withStatus(201)
-                    .withHeader("Content-Type", "application/json")
-                    .withBody("{\"railReference\":\"RAIL-X\",\"status\":\"SETTLED\"}")));
-  }
+  static final WireMockServer rail = ProxyUnderTest.settlingRail("RAIL-X");
 
   @RegisterExtension CapturedEvents events = new CapturedEvents();
 
@@ -142,13 +127,8 @@ class FencingSwitchNegativeControlTest {
   }
 
   private ProxyHttp start(String... switches) {
-    List<String> args = new ArrayList<>();
-    args.add("--server.port=0");
-    args.add("--spring.datasource.url=" + proxydb.jdbcUrl());
-    args.add("--fencepost.rail.base-url=" + rail.baseUrl());
-    args.add("--fencepost.rail.timeout=5s");
+    List<String> args = ProxyUnderTest.args(proxydb, rail);
     args.add(TestGrants.staticProxyArg());
-    args.addAll(TestIdentities.proxyArgs());
     args.addAll(List.of(switches));
     app =
         RailProxyApplication.application()
@@ -156,8 +136,7 @@ class FencingSwitchNegativeControlTest {
             // after that and before any bean (and so any start-up event) is created.
             .listeners((ApplicationListener<ApplicationPreparedEvent>) prepared -> events.start())
             .run(args.toArray(String[]::new));
-    return new ProxyHttp(
-        Integer.parseInt(app.getEnvironment().getRequiredProperty("local.server.port")));
+    return new ProxyHttp(ProxyUnderTest.port(app));
   }
 
   private static long railRequestsFor(String payout) {

@@ -4,7 +4,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
-import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
@@ -17,6 +16,8 @@ import dev.fencepost.security.FencepostRole;
 import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import dev.fencepost.testsupport.security.AccessMatrix;
+import dev.fencepost.testsupport.security.AccessMatrix.Endpoint;
 import dev.fencepost.testsupport.security.TestIssuer;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -24,8 +25,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
-import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,29 +59,25 @@ class ProxyAccessTest {
   ConfigurableApplicationContext app;
   JdbcTemplate jdbc;
 
-  /** One endpoint: how to call it as a given caller, and which roles it allows. */
-  record Endpoint(
-      String name, Set<FencepostRole> allowed, Function<ProxyHttp, HttpResponse<String>> call) {}
-
   static final String ATTACKED_ACCOUNT = "acc-attacked";
 
-  static final List<Endpoint> ENDPOINTS =
+  static final List<Endpoint<ProxyHttp>> ENDPOINTS =
       List.of(
-          new Endpoint(
+          new Endpoint<>(
               "POST /v1/submissions",
               EnumSet.of(FencepostRole.PAYOUT_WORKER),
               // A real-looking payout under a huge fencing token: accepted, it would raise the
               // account's high-water beyond every honest worker's token.
               proxy -> proxy.submit("po-attack", ATTACKED_ACCOUNT, Long.MAX_VALUE / 2)),
-          new Endpoint(
+          new Endpoint<>(
               "GET /v1/submissions/{payoutId}",
               EnumSet.of(FencepostRole.PAYOUT_WORKER, FencepostRole.RECONCILER),
               proxy -> proxy.get("/v1/submissions/po-known")),
-          new Endpoint(
+          new Endpoint<>(
               "GET /v1/submissions",
               EnumSet.of(FencepostRole.RECONCILER),
               proxy -> proxy.get("/v1/submissions?limit=10")),
-          new Endpoint(
+          new Endpoint<>(
               "GET /v1/rail/payments",
               EnumSet.of(FencepostRole.RECONCILER),
               proxy -> proxy.get("/v1/rail/payments?clientReference=cref-po-known")));
@@ -93,13 +88,7 @@ class ProxyAccessTest {
       rail.start();
     }
     rail.resetAll();
-    rail.stubFor(
-        post(urlEqualTo("/rail/payments"))
-            .willReturn(
-                aResponse()
-                    .withStatus(201)
-                    .withHeader("Content-Type", "application/json")
-                    .withBody("{\"railReference\":\"RAIL-1\",\"status\":\"SETTLED\"}")));
+    ProxyUnderTest.settleEverything(rail, "RAIL-1");
     rail.stubFor(
         get(urlPathEqualTo("/rail/payments"))
             .willReturn(
@@ -128,7 +117,7 @@ class ProxyAccessTest {
   }
 
   @Test
-  void eachEndpointAnswersOnlyTheRolesItAllowsAndRefusalsChangeNothing() {
+  void eachEndpointAnswersOnlyTheRolesItAllowsAndRefusalsChangeNothing() throws Exception {
     int port = start(TestIdentities.RAIL_TOKEN_FILE);
     assertThat(ProxyHttp.as(port, FencepostRole.PAYOUT_WORKER).submit("po-known", "acc-k", 3))
         .extracting(HttpResponse::statusCode)
@@ -218,7 +207,7 @@ class ProxyAccessTest {
 
   /** Negative control: with a rule loosened the matrix reports it, so it can fail. */
   @Test
-  void theMatrixDetectsALoosenedRule() {
+  void theMatrixDetectsALoosenedRule() throws Exception {
     int port = start(TestIdentities.RAIL_TOKEN_FILE, LoosenedRules.class);
 
     List<String> violations = violations(port);
@@ -238,25 +227,9 @@ class ProxyAccessTest {
   }
 
   /** What the matrix finds wrong: each line one call whose answer broke the rules. */
-  private static List<String> violations(int port) {
-    List<String> found = new ArrayList<>();
-    for (Endpoint endpoint : ENDPOINTS) {
-      int anonymous = endpoint.call().apply(ProxyHttp.anonymous(port)).statusCode();
-      if (anonymous != 401) {
-        found.add(endpoint.name() + " without credentials answered " + anonymous);
-      }
-      for (FencepostRole role : FencepostRole.values()) {
-        int status = endpoint.call().apply(ProxyHttp.as(port, role)).statusCode();
-        boolean allowed = endpoint.allowed().contains(role);
-        if (allowed && (status == 401 || status == 403)) {
-          found.add(endpoint.name() + " as " + role + " was refused with " + status);
-        }
-        if (!allowed && status != 403) {
-          found.add(endpoint.name() + " as " + role + " answered " + status + ", not 403");
-        }
-      }
-    }
-    return found;
+  private static List<String> violations(int port) throws Exception {
+    return AccessMatrix.violations(
+        ENDPOINTS, () -> ProxyHttp.anonymous(port), role -> ProxyHttp.as(port, role));
   }
 
   private int start(Path railToken, Class<?>... extra) {
@@ -267,16 +240,10 @@ class ProxyAccessTest {
     }
     app =
         builder.run(
-            "--server.port=0",
-            "--spring.datasource.url=" + proxydb.jdbcUrl(),
-            "--fencepost.rail.base-url=" + rail.baseUrl(),
-            "--fencepost.rail.timeout=5s",
-            "--spring.security.oauth2.resourceserver.jwt.jwk-set-uri="
-                + TestIdentities.ISSUER.jwkSetUri(),
-            "--fencepost.security.client.token-file=" + railToken,
-            TestGrants.staticProxyArg());
+            ProxyUnderTest.args(proxydb, rail, railToken, TestGrants.staticProxyArg())
+                .toArray(String[]::new));
     events.start();
-    return Integer.parseInt(app.getEnvironment().getRequiredProperty("local.server.port"));
+    return ProxyUnderTest.port(app);
   }
 
   private long highWater(String account) {

@@ -1,10 +1,7 @@
 package dev.fencepost.railproxy;
 
-import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
-import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static dev.fencepost.railproxy.ProxyHttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -48,15 +45,7 @@ class RailProxyJarIT {
 
   @Test
   void theExecJarAppliesProxydbAndSubmitsOnce() throws Exception {
-    rail = new WireMockServer(options().dynamicPort());
-    rail.start();
-    rail.stubFor(
-        post(urlEqualTo("/rail/payments"))
-            .willReturn(
-                aResponse()
-                    .withStatus(201)
-                    .withHeader("Content-Type", "application/json")
-                    .withBody("{\"railReference\":\"RAIL-JAR\",\"status\":\"SETTLED\"}")));
+    rail = ProxyUnderTest.settlingRail("RAIL-JAR");
     proxyProcess =
         start(
             Path.of(System.getProperty("proxy.exec.jar")),

@@ -4,7 +4,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.matchingJsonPath;
-import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
@@ -69,21 +68,13 @@ class SignedGrantSubmissionTest {
 
   @BeforeAll
   static void start() throws Exception {
-    rail = new WireMockServer(options().dynamicPort());
-    rail.start();
-    rail.stubFor(
-        post(urlEqualTo("/rail/payments"))
-            .willReturn(
-                aResponse()
-                    .withStatus(201)
-                    .withHeader("Content-Type", "application/json")
-                    .withBody("{\"railReference\":\"RAIL-SIGNED\",\"status\":\"SETTLED\"}")));
+    rail = ProxyUnderTest.settlingRail("RAIL-SIGNED");
     lockServer = new WireMockServer(options().dynamicPort());
     lockServer.start();
     keys = GrantSigningKeys.generate(Files.createTempDirectory("proxy-grant-keys-"));
     publish(keys);
     app = startProxy(proxydb, rail, lockServer.baseUrl() + "/v1/grant-keys", null);
-    proxy = new ProxyHttp(port(app));
+    proxy = new ProxyHttp(ProxyUnderTest.port(app));
     jdbc = new JdbcTemplate(proxydb.dataSource());
     // The first key fetch of a cold JVM (both HTTP stacks loading classes) can outlast the short
     // fetch timeout on a busy machine; pay that once, before any assertion.
@@ -106,19 +97,14 @@ class SignedGrantSubmissionTest {
    */
   static ConfigurableApplicationContext startProxy(
       EmbeddedPostgresExtension db, WireMockServer rail, String keysUri, GrantVerifier verifier) {
-    List<String> args = new ArrayList<>();
-    args.add("--server.port=0");
+    List<String> args = ProxyUnderTest.args(db, rail);
     args.add("--server.address=127.0.0.1");
     args.add("--spring.main.banner-mode=off");
     args.add("--logging.structured.format.console=");
-    args.add("--spring.datasource.url=" + db.jdbcUrl());
-    args.add("--fencepost.rail.base-url=" + rail.baseUrl());
-    args.add("--fencepost.rail.timeout=5s");
     args.add("--fencepost.proxy.grants.jwk-set-uri=" + keysUri);
     args.add("--fencepost.proxy.grants.keys-cache-ttl=3s");
     args.add("--fencepost.proxy.grants.keys-refetch-min-interval=100ms");
     args.add("--fencepost.proxy.grants.keys-fetch-timeout=2500ms");
-    args.addAll(TestIdentities.proxyArgs());
     var builder = RailProxyApplication.application();
     if (verifier != null) {
       builder.initializers(
@@ -126,10 +112,6 @@ class SignedGrantSubmissionTest {
               context -> context.getBeanFactory().registerSingleton("testVerifier", verifier));
     }
     return builder.run(args.toArray(String[]::new));
-  }
-
-  static int port(ConfigurableApplicationContext context) {
-    return Integer.parseInt(context.getEnvironment().getRequiredProperty("local.server.port"));
   }
 
   static void publish(GrantSigningKeys set) throws Exception {

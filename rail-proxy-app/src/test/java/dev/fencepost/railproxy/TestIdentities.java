@@ -37,9 +37,14 @@ final class TestIdentities {
 
   /** The same as command-line arguments. */
   static List<String> proxyArgs() {
+    return proxyArgs(RAIL_TOKEN_FILE);
+  }
+
+  /** The same, with {@code railTokenFile} as the proxy's rail credential (it may be missing). */
+  static List<String> proxyArgs(Path railTokenFile) {
     return List.of(
         "--spring.security.oauth2.resourceserver.jwt.jwk-set-uri=" + ISSUER.jwkSetUri(),
-        "--fencepost.security.client.token-file=" + RAIL_TOKEN_FILE);
+        "--fencepost.security.client.token-file=" + railTokenFile);
   }
 
   private static Path railTokenFile() {

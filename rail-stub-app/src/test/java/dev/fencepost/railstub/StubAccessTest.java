@@ -4,8 +4,9 @@ import static dev.fencepost.railstub.StubHttp.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.security.AccessMatrix;
+import dev.fencepost.testsupport.security.AccessMatrix.Endpoint;
 import dev.fencepost.testsupport.security.TestIssuer;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -46,41 +47,33 @@ class StubAccessTest {
         "spring.security.oauth2.resourceserver.jwt.jwk-set-uri", StubHttp.ISSUER::jwkSetUri);
   }
 
-  /** One endpoint: its call, and the roles it allows. */
-  record Endpoint(String name, Set<FencepostRole> allowed, Call call) {}
-
-  @FunctionalInterface
-  interface Call {
-    HttpResponse<String> on(StubHttp stub) throws Exception;
-  }
-
-  static final List<Endpoint> ENDPOINTS =
+  static final List<Endpoint<StubHttp>> ENDPOINTS =
       List.of(
-          new Endpoint(
+          new Endpoint<>(
               "POST /rail/payments",
               EnumSet.of(FencepostRole.RAIL_PROXY),
               stub -> stub.post("/rail/payments", payment("cref-attack"), Duration.ofSeconds(5))),
-          new Endpoint(
+          new Endpoint<>(
               "GET /rail/payments",
               EnumSet.of(FencepostRole.RAIL_PROXY),
               stub -> stub.get("/rail/payments?clientReference=cref-attack")),
-          new Endpoint(
+          new Endpoint<>(
               "GET /rail/admin/movements",
               EnumSet.of(FencepostRole.OPERATOR, FencepostRole.RECONCILER),
               stub -> stub.get("/rail/admin/movements")),
-          new Endpoint(
+          new Endpoint<>(
               "GET /rail/admin/faults",
               EnumSet.of(FencepostRole.OPERATOR),
               stub -> stub.get("/rail/admin/faults")),
-          new Endpoint(
+          new Endpoint<>(
               "PUT /rail/admin/faults",
               EnumSet.of(FencepostRole.OPERATOR),
               stub -> stub.put("/rail/admin/faults", "{\"lookupLagMillis\":3600000}")),
-          new Endpoint(
+          new Endpoint<>(
               "DELETE /rail/admin/faults",
               EnumSet.of(FencepostRole.OPERATOR),
               stub -> stub.delete("/rail/admin/faults")),
-          new Endpoint(
+          new Endpoint<>(
               "DELETE /rail/admin/movements",
               EnumSet.of(FencepostRole.OPERATOR),
               stub -> stub.delete("/rail/admin/movements")));
@@ -96,22 +89,9 @@ class StubAccessTest {
 
   @Test
   void eachEndpointAnswersOnlyItsRole() throws Exception {
-    List<String> violations = new ArrayList<>();
-    for (Endpoint endpoint : ENDPOINTS) {
-      int anonymous = endpoint.call().on(StubHttp.anonymous(port)).statusCode();
-      if (anonymous != 401) {
-        violations.add(endpoint.name() + " without credentials answered " + anonymous);
-      }
-      for (FencepostRole role : FencepostRole.values()) {
-        int status = endpoint.call().on(StubHttp.as(port, role)).statusCode();
-        if (endpoint.allowed().contains(role) && (status == 401 || status == 403)) {
-          violations.add(endpoint.name() + " as " + role + " was refused with " + status);
-        }
-        if (!endpoint.allowed().contains(role) && status != 403) {
-          violations.add(endpoint.name() + " as " + role + " answered " + status + ", not 403");
-        }
-      }
-    }
+    List<String> violations =
+        AccessMatrix.violations(
+            ENDPOINTS, () -> StubHttp.anonymous(port), role -> StubHttp.as(port, role));
     assertThat(violations).isEmpty();
   }
 

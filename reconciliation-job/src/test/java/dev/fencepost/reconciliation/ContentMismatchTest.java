@@ -3,18 +3,20 @@ package dev.fencepost.reconciliation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencepost.lock.FencingToken;
 import dev.fencepost.payment.Actor;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
+import dev.fencepost.payment.testkit.CompetingSubmission;
 import dev.fencepost.payoutjob.PayoutEffectListener;
 import dev.fencepost.payoutjob.PayoutExecutor;
 import dev.fencepost.payoutjob.PayoutFailpoint;
 import dev.fencepost.payoutjob.PayoutOutcome;
 import dev.fencepost.payoutjob.RailProxyClient;
 import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.grants.TestGrants;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -87,15 +89,8 @@ class ContentMismatchTest extends ReconciliationTestBase {
     // A payout already ambiguous when the other submission happened (e.g. before ADR 0140): the
     // rail shows a movement under its client reference, so resolution by evidence alone would
     // settle it and a worker would then post it.
-    Actor worker = Actor.worker("earlier-worker");
-    world.locks.execute(
-        payout.accountId().lockKey(),
-        Duration.ofSeconds(5),
-        lock -> {
-          world.payments.claim(payout.id(), lock.token(), worker);
-          world.payments.markSubmitted(payout.id(), lock.token(), worker);
-          return world.payments.recordOutcomeMissing(payout.id(), lock.token(), worker);
-        });
+    claimedAndSubmittedByAnEarlierWorker(
+        payout, (token, worker) -> world.payments.recordOutcomeMissing(payout.id(), token, worker));
     assertThat(world.movementCount(payout.clientReference())).isEqualTo(1);
     StoreSnapshot before = StoreSnapshot.of(world);
     Reconciler reconciler = world.reconciler(world.settings());
@@ -108,15 +103,7 @@ class ContentMismatchTest extends ReconciliationTestBase {
         reconciler.run(new ReconciliationWindow(later, later.plusSeconds(60)), "test");
 
     for (ReconciliationReport report : new ReconciliationReport[] {inWindow, afterWindow}) {
-      DetectionTest.assertOnly(report, Map.of(Discrepancy.SUBMISSION_CONTENT_MISMATCH, 1L));
-      assertThat(report.findings())
-          .singleElement()
-          .satisfies(
-              f -> {
-                assertThat(f.severity()).isEqualTo(Severity.PAGE);
-                assertThat(f.payoutId()).isEqualTo(payout.id().toString());
-                assertThat(f.detail()).contains("beneficiaryRef");
-              });
+      assertOnlyOnePageFinding(report, payout, "beneficiaryRef");
       assertThat(report.resolutions().settled()).isZero();
       assertThat(report.resolutions().contentMismatches()).hasSize(1);
     }
@@ -134,29 +121,17 @@ class ContentMismatchTest extends ReconciliationTestBase {
     submitFirst(payout, payout.amountMinor(), "ben-somebody-else");
     // Booked the way a worker did before ADR 0140: from the record's outcome alone. The resolver
     // never sees a POSTED payout, so only the comparison of the window can find it.
-    Actor worker = Actor.worker("earlier-worker");
-    world.locks.execute(
-        payout.accountId().lockKey(),
-        Duration.ofSeconds(5),
-        lock -> {
-          world.payments.claim(payout.id(), lock.token(), worker);
-          world.payments.markSubmitted(payout.id(), lock.token(), worker);
-          world.payments.recordRailAcked(payout.id(), lock.token(), worker, "rail-ref");
-          return world.payments.post(payout.id(), lock.token(), worker);
+    claimedAndSubmittedByAnEarlierWorker(
+        payout,
+        (token, worker) -> {
+          world.payments.recordRailAcked(payout.id(), token, worker, "rail-ref");
+          return world.payments.post(payout.id(), token, worker);
         });
     StoreSnapshot before = StoreSnapshot.of(world);
 
     ReconciliationReport report = world.reconciler(world.settings()).run(world.window(), "test");
 
-    DetectionTest.assertOnly(report, Map.of(Discrepancy.SUBMISSION_CONTENT_MISMATCH, 1L));
-    assertThat(report.findings())
-        .singleElement()
-        .satisfies(
-            f -> {
-              assertThat(f.severity()).isEqualTo(Severity.PAGE);
-              assertThat(f.payoutId()).isEqualTo(payout.id().toString());
-              assertThat(f.detail()).contains("beneficiaryRef", "ben-somebody-else");
-            });
+    assertOnlyOnePageFinding(report, payout, "beneficiaryRef", "ben-somebody-else");
     assertThat(report.resolutions().contentMismatches()).isEmpty();
     assertThat(StoreSnapshot.of(world)).isEqualTo(before);
   }
@@ -183,24 +158,14 @@ class ContentMismatchTest extends ReconciliationTestBase {
     assertThat(left.state()).isEqualTo(PayoutState.RAIL_AMBIGUOUS);
     assertThat(left.railReference()).isNull();
     assertThat(world.payments.account(payout.accountId()).balanceMinor()).isEqualTo(FUNDING);
-    assertThat(
-            world
-                .sql
-                .sql("SELECT count(*) FROM ledger_group WHERE payout_id = :id::uuid")
-                .param("id", payout.id().toString())
-                .query(Long.class)
-                .single())
+    assertThat(countOf(payout, "SELECT count(*) FROM ledger_group WHERE payout_id = :id::uuid"))
         .as("no posting")
         .isZero();
     assertThat(
-            world
-                .sql
-                .sql(
-                    "SELECT count(*) FROM audit_event WHERE payout_id = :id::uuid"
-                        + " AND to_state IN ('RAIL_ACKED', 'POSTED')")
-                .param("id", payout.id().toString())
-                .query(Long.class)
-                .single())
+            countOf(
+                payout,
+                "SELECT count(*) FROM audit_event WHERE payout_id = :id::uuid"
+                    + " AND to_state IN ('RAIL_ACKED', 'POSTED')"))
         .as("never RAIL_ACKED")
         .isZero();
     assertThat(events.named("payout.rail_content_mismatch"))
@@ -223,18 +188,51 @@ class ContentMismatchTest extends ReconciliationTestBase {
     StoreSnapshot before = StoreSnapshot.of(world);
     ReconciliationReport next = world.reconciler(world.settings()).run(world.window(), "test");
 
-    DetectionTest.assertOnly(next, Map.of(Discrepancy.SUBMISSION_CONTENT_MISMATCH, 1L));
-    assertThat(next.findings())
+    assertOnlyOnePageFinding(next, payout, field);
+    assertThat(StoreSnapshot.of(world)).isEqualTo(before);
+    assertThat(world.payments.findPayout(payout.id()).orElseThrow().state())
+        .isEqualTo(PayoutState.RAIL_AMBIGUOUS);
+  }
+
+  /** The report's one finding, and nothing else: this payout's content mismatch, paging. */
+  private static void assertOnlyOnePageFinding(
+      ReconciliationReport report, Payout payout, String... detailContains) {
+    DetectionTest.assertOnly(report, Map.of(Discrepancy.SUBMISSION_CONTENT_MISMATCH, 1L));
+    assertThat(report.findings())
         .singleElement()
         .satisfies(
             f -> {
               assertThat(f.severity()).isEqualTo(Severity.PAGE);
               assertThat(f.payoutId()).isEqualTo(payout.id().toString());
-              assertThat(f.detail()).contains(field);
+              assertThat(f.detail()).contains(detailContains);
             });
-    assertThat(StoreSnapshot.of(world)).isEqualTo(before);
-    assertThat(world.payments.findPayout(payout.id()).orElseThrow().state())
-        .isEqualTo(PayoutState.RAIL_AMBIGUOUS);
+  }
+
+  /** A paydb count for this payout; {@code sql} binds its id as {@code :id}. */
+  private long countOf(Payout payout, String sql) {
+    return world.sql.sql(sql).param("id", payout.id().toString()).query(Long.class).single();
+  }
+
+  /** What a worker does after its claim and submission, under the same lock. */
+  @FunctionalInterface
+  private interface AfterSubmission {
+    Payout apply(FencingToken token, Actor worker);
+  }
+
+  /**
+   * A worker from before ADR 0140, under the account's lock: claims the payout, marks it submitted
+   * and then does {@code then}, without looking at whose submission the proxy holds.
+   */
+  private void claimedAndSubmittedByAnEarlierWorker(Payout payout, AfterSubmission then) {
+    Actor worker = Actor.worker("earlier-worker");
+    world.locks.execute(
+        payout.accountId().lockKey(),
+        Duration.ofSeconds(5),
+        lock -> {
+          world.payments.claim(payout.id(), lock.token(), worker);
+          world.payments.markSubmitted(payout.id(), lock.token(), worker);
+          return then.apply(lock.token(), worker);
+        });
   }
 
   private PayoutExecutor executor(PayoutFailpoint failpoint) {
@@ -255,19 +253,17 @@ class ContentMismatchTest extends ReconciliationTestBase {
   }
 
   /**
-   * Somebody else's submission under this payout's id, straight to the proxy with a token below any
-   * the lock server grants, so the payout's own worker passes the high-water check and meets the
-   * uniqueness guard.
+   * Sends a {@link CompetingSubmission} straight to the proxy, as a payout worker with a grant the
+   * platform's lock-server key signed, and the proxy must acknowledge it.
    */
   private void submitFirst(Payout payout, long amountMinor, String beneficiaryRef) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("payoutId", payout.id().toString());
-    body.put("accountId", payout.accountId().value());
-    body.put("fencingToken", 1);
-    body.put("clientReference", payout.clientReference());
-    body.put("amountMinor", amountMinor);
-    body.put("currency", payout.currency());
-    body.put("beneficiaryRef", beneficiaryRef);
+    String grant =
+        TestGrants.sign(
+            world.stack.grantKeys().current(),
+            payout.accountId().lockKey().value(),
+            CompetingSubmission.FENCING_TOKEN,
+            Instant.now().plusSeconds(60));
+    Map<String, Object> body = CompetingSubmission.body(payout, amountMinor, beneficiaryRef, grant);
     var answer =
         World.send(
             "POST",

@@ -49,12 +49,7 @@ class OperatorIdentityTest extends ReconciliationTestBase {
   void theRecordedOperatorIsTheTokensSubject() {
     Payout payout = pendingPayout();
 
-    HttpResponse<String> done =
-        World.send(
-            "POST",
-            base(payout) + "/cancel",
-            "{\"reason\":\"customer withdrew\"}",
-            STACK.tokens(FencepostRole.OPERATOR));
+    HttpResponse<String> done = cancelAsOperator(payout, "{\"reason\":\"customer withdrew\"}");
 
     assertThat(done.statusCode()).as(done.body()).isEqualTo(200);
     assertThat(state(payout)).isEqualTo(PayoutState.ABANDONED);
@@ -69,11 +64,7 @@ class OperatorIdentityTest extends ReconciliationTestBase {
     Payout payout = pendingPayout();
 
     HttpResponse<String> refused =
-        World.send(
-            "POST",
-            base(payout) + "/cancel",
-            "{\"operator\":\"mallory\",\"reason\":\"blame someone else\"}",
-            STACK.tokens(FencepostRole.OPERATOR));
+        cancelAsOperator(payout, "{\"operator\":\"mallory\",\"reason\":\"blame someone else\"}");
 
     assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
     assertThat(World.JSON.readTree(refused.body()).path("code").asString())
@@ -90,11 +81,8 @@ class OperatorIdentityTest extends ReconciliationTestBase {
 
     // Naming oneself is allowed: the name is the one the token carries.
     HttpResponse<String> named =
-        World.send(
-            "POST",
-            base(payout) + "/cancel",
-            "{\"operator\":\"" + OPERATOR + "\",\"reason\":\"customer withdrew\"}",
-            STACK.tokens(FencepostRole.OPERATOR));
+        cancelAsOperator(
+            payout, "{\"operator\":\"" + OPERATOR + "\",\"reason\":\"customer withdrew\"}");
     assertThat(named.statusCode()).as(named.body()).isEqualTo(200);
     assertThat(operatorActors(payout)).containsExactly(OPERATOR);
   }
@@ -122,6 +110,11 @@ class OperatorIdentityTest extends ReconciliationTestBase {
         AccountId.of("acc-id-" + ProcessHandle.current().pid() + "-" + System.nanoTime() % 100000);
     fixtures.createAccount(account, 50_000);
     return fixtures.createPendingPayout(account, 1_000, "EUR", "ben-id");
+  }
+
+  /** The cancel action with {@code body}, under an operator's token. */
+  private HttpResponse<String> cancelAsOperator(Payout payout, String body) {
+    return World.send("POST", base(payout) + "/cancel", body, STACK.tokens(FencepostRole.OPERATOR));
   }
 
   private String base(Payout payout) {

@@ -102,16 +102,12 @@ class ResourceServerHttpTest {
 
   @Test
   void openEndpointIsServedWithoutAToken() throws Exception {
-    HttpResponse<String> response = get("/public-keys", null);
-    assertThat(response.statusCode()).isEqualTo(200);
-    assertThat(response.body()).isEqualTo("keys");
+    assertServed("/public-keys", null, "keys");
   }
 
   @Test
   void rightRoleIsServed() throws Exception {
-    HttpResponse<String> response = get("/work", keys.token("w1", FencepostRole.PAYOUT_WORKER));
-    assertThat(response.statusCode()).isEqualTo(200);
-    assertThat(response.body()).isEqualTo("done");
+    assertServed("/work", keys.token("w1", FencepostRole.PAYOUT_WORKER), "done");
   }
 
   @Test
@@ -125,23 +121,9 @@ class ResourceServerHttpTest {
   @Test
   void tokenSignedByAnotherKeyWithTheSameKeyIdIsUnauthenticated() throws Exception {
     ECKey impostor = LocalKeys.generate(keys.key().getKeyID());
-    String forged =
-        LocalKeys.mint(
-            impostor,
-            "w1",
-            "fencepost",
-            Instant.now(),
-            Duration.ofMinutes(5),
-            FencepostRole.PAYOUT_WORKER);
+    String forged = workerToken(impostor, "fencepost", Instant.now());
     assertThat(get("/work", forged).statusCode()).isEqualTo(401);
-    String genuine =
-        LocalKeys.mint(
-            keys.key(),
-            "w1",
-            "fencepost",
-            Instant.now(),
-            Duration.ofMinutes(5),
-            FencepostRole.PAYOUT_WORKER);
+    String genuine = workerToken(keys.key(), "fencepost", Instant.now());
     assertThat(get("/work", genuine).statusCode()).isEqualTo(200);
   }
 
@@ -149,13 +131,7 @@ class ResourceServerHttpTest {
   void expiredTokenIsUnauthenticated() throws Exception {
     // Past the validator's 60 s clock skew.
     String expired =
-        LocalKeys.mint(
-            keys.key(),
-            "w1",
-            "fencepost",
-            Instant.now().minus(Duration.ofMinutes(10)),
-            Duration.ofMinutes(5),
-            FencepostRole.PAYOUT_WORKER);
+        workerToken(keys.key(), "fencepost", Instant.now().minus(Duration.ofMinutes(10)));
     HttpResponse<String> response = get("/work", expired);
     assertThat(response.statusCode()).isEqualTo(401);
     assertThat(response.body()).contains("\"code\":\"UNAUTHENTICATED\"");
@@ -163,14 +139,7 @@ class ResourceServerHttpTest {
 
   @Test
   void tokenForAnotherAudienceIsUnauthenticated() throws Exception {
-    String elsewhere =
-        LocalKeys.mint(
-            keys.key(),
-            "w1",
-            "billing",
-            Instant.now(),
-            Duration.ofMinutes(5),
-            FencepostRole.PAYOUT_WORKER);
+    String elsewhere = workerToken(keys.key(), "billing", Instant.now());
     assertThat(get("/work", elsewhere).statusCode()).isEqualTo(401);
   }
 
@@ -192,9 +161,7 @@ class ResourceServerHttpTest {
 
   @Test
   void callerNameIsTheTokenSubject() throws Exception {
-    HttpResponse<String> response = get("/whoami", keys.token("ops-alice", FencepostRole.OPERATOR));
-    assertThat(response.statusCode()).isEqualTo(200);
-    assertThat(response.body()).isEqualTo("ops-alice");
+    assertServed("/whoami", keys.token("ops-alice", FencepostRole.OPERATOR), "ops-alice");
   }
 
   @Test
@@ -205,6 +172,19 @@ class ResourceServerHttpTest {
         .isEqualTo(403);
     assertThat(get("/actuator/metrics", keys.token("ops", FencepostRole.OPERATOR)).statusCode())
         .isEqualTo(200);
+  }
+
+  /** GET {@code path} (with {@code token}, if any) is answered 200 with {@code body}. */
+  private void assertServed(String path, String token, String body) throws Exception {
+    HttpResponse<String> response = get(path, token);
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.body()).isEqualTo(body);
+  }
+
+  /** A PAYOUT_WORKER token for "w1", valid five minutes from {@code issuedAt}. */
+  private static String workerToken(ECKey key, String audience, Instant issuedAt) {
+    return LocalKeys.mint(
+        key, "w1", audience, issuedAt, Duration.ofMinutes(5), FencepostRole.PAYOUT_WORKER);
   }
 
   private HttpResponse<String> get(String path, String token) throws Exception {

@@ -2,11 +2,10 @@ package dev.fencepost.lockserver.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.lockserver.TestIdentities;
+import dev.fencepost.lockserver.backend.postgres.PostgresLockServer;
 import dev.fencepost.lockserver.http.LockServerClient.Response;
 import dev.fencepost.security.FencepostRole;
-import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.time.OffsetDateTime;
@@ -42,16 +41,7 @@ class LockServerSecurityTest {
 
   @BeforeAll
   static void start() {
-    server =
-        LockServerApplication.application()
-            .run(
-                "--server.port=0",
-                "--server.address=127.0.0.1",
-                "--spring.datasource.url=" + lockdb.jdbcUrl(),
-                "--fencepost.lock.min-ttl=1s",
-                "--logging.structured.format.console=",
-                TestIdentities.serverArg(),
-                TestGrants.lockServerArg());
+    server = PostgresLockServer.start(lockdb);
     LockServerClient client = LockServerClient.of(server);
     worker = client.as(TestIdentities.as("worker-1", FencepostRole.PAYOUT_WORKER));
     reconciler = client.as(TestIdentities.as("reconciler", FencepostRole.RECONCILER));

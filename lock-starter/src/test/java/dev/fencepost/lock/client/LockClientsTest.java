@@ -66,7 +66,8 @@ class LockClientsTest {
                 Duration.ofSeconds(2),
                 Duration.ofSeconds(8),
                 new LockClientSettings.Retry(
-                    2, Duration.ofMillis(50), Duration.ofMillis(200), Duration.ofSeconds(2))));
+                    2, Duration.ofMillis(50), Duration.ofMillis(200), Duration.ofSeconds(2)),
+                null));
   }
 
   @Test

@@ -91,13 +91,7 @@ class SecurityAutoConfigurationTest {
 
   @Test
   void clientRegistrationGivesClientCredentials() {
-    outbound
-        .withPropertyValues(clientRegistration())
-        .run(
-            context ->
-                assertThat(context)
-                    .getBean(BearerTokenSource.class)
-                    .isInstanceOf(ClientCredentialsTokenSource.class));
+    assertTokenSource(ClientCredentialsTokenSource.class, clientRegistration());
   }
 
   @Test
@@ -114,14 +108,10 @@ class SecurityAutoConfigurationTest {
   @Test
   void clientCredentialsWinOverATokenFile(@TempDir Path dir) throws Exception {
     Path file = Files.writeString(dir.resolve("token"), "abc");
-    outbound
-        .withPropertyValues(clientRegistration())
-        .withPropertyValues("fencepost.security.client.token-file=" + file)
-        .run(
-            context ->
-                assertThat(context)
-                    .getBean(BearerTokenSource.class)
-                    .isInstanceOf(ClientCredentialsTokenSource.class));
+    assertTokenSource(
+        ClientCredentialsTokenSource.class,
+        clientRegistration(),
+        "fencepost.security.client.token-file=" + file);
   }
 
   @Test
@@ -133,6 +123,14 @@ class SecurityAutoConfigurationTest {
     Files.writeString(file, "second");
     Files.setLastModifiedTime(file, FileTime.from(Instant.now()));
     assertThat(source.currentToken()).isEqualTo("second");
+  }
+
+  /** With {@code properties} and {@code more} set, the outbound token source is a {@code type}. */
+  private void assertTokenSource(Class<?> type, String[] properties, String... more) {
+    outbound
+        .withPropertyValues(properties)
+        .withPropertyValues(more)
+        .run(context -> assertThat(context).getBean(BearerTokenSource.class).isInstanceOf(type));
   }
 
   private static String[] clientRegistration() {

@@ -8,11 +8,9 @@ import static dev.fencepost.testsupport.generate.Generated.pick;
 import static dev.fencepost.testsupport.generate.Generated.string;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.lockserver.TestIdentities;
 import dev.fencepost.lockserver.http.LockServerClient;
 import dev.fencepost.lockserver.http.LockServerClient.Response;
-import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -62,18 +60,11 @@ class PostgresBadInputTest {
   @BeforeAll
   static void start() {
     server =
-        LockServerApplication.application()
-            .run(
-                "--server.port=0",
-                "--server.address=127.0.0.1",
-                "--spring.datasource.url=" + lockdb.jdbcUrl(),
-                "--fencepost.lock.min-ttl=1s",
-                "--fencepost.lock.max-ttl=5m",
-                "--fencepost.lock.max-wait=30s",
-                "--logging.structured.format.console=",
-                "--logging.level.root=WARN",
-                TestGrants.lockServerArg(),
-                TestIdentities.serverArg());
+        PostgresLockServer.start(
+            lockdb,
+            "--fencepost.lock.max-ttl=5m",
+            "--fencepost.lock.max-wait=30s",
+            "--logging.level.root=WARN");
     int port = ((WebServerApplicationContext) server).getWebServer().getPort();
     client = new LockServerClient("http://127.0.0.1:" + port);
     // One real session the generators reuse, so the bad part of a request is the only bad part.

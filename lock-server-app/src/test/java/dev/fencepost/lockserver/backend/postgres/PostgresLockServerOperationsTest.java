@@ -2,11 +2,8 @@ package dev.fencepost.lockserver.backend.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencepost.lockserver.LockServerApplication;
-import dev.fencepost.lockserver.TestIdentities;
 import dev.fencepost.lockserver.http.LockServerClient;
 import dev.fencepost.lockserver.http.LockServerClient.Response;
-import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.time.Duration;
@@ -50,20 +47,10 @@ class PostgresLockServerOperationsTest {
   }
 
   private ConfigurableApplicationContext startServer(String... extra) {
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "--server.port=0",
-                "--server.address=127.0.0.1",
-                "--spring.datasource.url=" + lockdb.jdbcUrl(),
-                "--fencepost.lock.min-ttl=1s",
-                "--fencepost.lock.postgres.beacon-interval=200ms",
-                "--logging.structured.format.console=",
-                TestGrants.lockServerArg(),
-                TestIdentities.serverArg()));
+    List<String> args = new ArrayList<>(List.of("--fencepost.lock.postgres.beacon-interval=200ms"));
     args.addAll(List.of(extra));
     ConfigurableApplicationContext server =
-        LockServerApplication.application().run(args.toArray(String[]::new));
+        PostgresLockServer.start(lockdb, args.toArray(String[]::new));
     events.stop();
     events.start();
     return server;

@@ -141,7 +141,9 @@ public class LockClientProperties {
         connectTimeout,
         readTimeout,
         new LockClientSettings.Retry(
-            retry.maxAttempts, retry.baseDelay, retry.maxDelay, retry.maxElapsed));
+            retry.maxAttempts, retry.baseDelay, retry.maxDelay, retry.maxElapsed),
+        // No token source here: the auto-configuration adds the context's (withTokens).
+        null);
   }
 
   /** Bounded, jittered acquire retries (FR-28). */

@@ -82,26 +82,13 @@ public record LockClientSettings(
     }
   }
 
-  /** The heartbeat period: a third of the TTL. */
-  /** Settings of a client that presents no token (a lock server that requires none, or tests). */
-  public LockClientSettings(
-      URI baseUrl,
-      String owner,
-      Duration ttl,
-      double safetyMargin,
-      Duration defaultWait,
-      Duration connectTimeout,
-      Duration readTimeout,
-      Retry retry) {
-    this(baseUrl, owner, ttl, safetyMargin, defaultWait, connectTimeout, readTimeout, retry, null);
-  }
-
   /** The same settings presenting tokens from {@code tokens} (null: none). */
   public LockClientSettings withTokens(BearerTokenSource tokens) {
     return new LockClientSettings(
         baseUrl, owner, ttl, safetyMargin, defaultWait, connectTimeout, readTimeout, retry, tokens);
   }
 
+  /** The heartbeat period: a third of the TTL. */
   public Duration heartbeatInterval() {
     return ttl.dividedBy(3);
   }

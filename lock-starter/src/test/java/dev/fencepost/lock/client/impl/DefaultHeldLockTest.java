@@ -64,11 +64,7 @@ class DefaultHeldLockTest {
 
   @Test
   void aConfirmationArrivingAfterTheDeadlineDoesNotReviveTheLock() {
-    long sent = System.nanoTime();
-    DefaultHeldLock lock = lockWithDeadline(sent - 1);
-
-    lock.confirmed(
-        sent, Duration.ofSeconds(2).toNanos(), Duration.ofMillis(600).toNanos(), renewed("late"));
+    DefaultHeldLock lock = confirmedAfterItsDeadline(renewed("late"));
 
     assertThat(lock.isHeld()).isFalse();
     assertThat(lock.lostReason()).contains(LockLostException.Reason.EXPIRED);
@@ -76,10 +72,7 @@ class DefaultHeldLockTest {
 
   @Test
   void aTimelyConfirmationMovesTheDeadlineToSendTimePlusTtlMinusMargin() {
-    long now = System.nanoTime();
-    DefaultHeldLock lock = lockWithDeadline(now + Duration.ofSeconds(1).toNanos());
-
-    lock.confirmed(now, Duration.ofSeconds(10).toNanos(), Duration.ofSeconds(3).toNanos(), null);
+    DefaultHeldLock lock = confirmedInTime(null);
 
     assertThat(lock.isHeld()).isTrue();
     assertThat(lock.remaining())
@@ -89,11 +82,7 @@ class DefaultHeldLockTest {
 
   @Test
   void aTimelyConfirmationHandsOnTheRenewedSignedGrantSoWorkPresentsTheLatestOne() {
-    long now = System.nanoTime();
-    DefaultHeldLock lock = lockWithDeadline(now + Duration.ofSeconds(1).toNanos());
-
-    lock.confirmed(
-        now, Duration.ofSeconds(10).toNanos(), Duration.ofSeconds(3).toNanos(), renewed("fresh"));
+    DefaultHeldLock lock = confirmedInTime(renewed("fresh"));
 
     assertThat(lock.signedGrant()).isEqualTo("fresh");
     assertThat(lock.token()).isEqualTo(FencingToken.of(5));
@@ -101,8 +90,6 @@ class DefaultHeldLockTest {
 
   @Test
   void aRenewAnswerForAnotherTokenNeverReplacesTheGrant() {
-    long now = System.nanoTime();
-    DefaultHeldLock lock = lockWithDeadline(now + Duration.ofSeconds(1).toNanos());
     LockGrant other =
         new LockGrant(
             grant.key(),
@@ -113,20 +100,36 @@ class DefaultHeldLockTest {
             Instant.EPOCH.plusSeconds(4),
             "other");
 
-    lock.confirmed(now, Duration.ofSeconds(10).toNanos(), Duration.ofSeconds(3).toNanos(), other);
+    DefaultHeldLock lock = confirmedInTime(other);
 
     assertThat(lock.signedGrant()).isEqualTo("original");
   }
 
   @Test
   void aConfirmationAfterTheDeadlineKeepsTheOldGrant() {
-    long sent = System.nanoTime();
-    DefaultHeldLock lock = lockWithDeadline(sent - 1);
-
-    lock.confirmed(
-        sent, Duration.ofSeconds(2).toNanos(), Duration.ofMillis(600).toNanos(), renewed("late"));
+    DefaultHeldLock lock = confirmedAfterItsDeadline(renewed("late"));
 
     assertThat(lock.signedGrant()).isEqualTo("original");
+  }
+
+  /**
+   * A lock 1 s before its deadline, confirmed by an answer to a request sent now: TTL 10 s, margin
+   * 3 s, with {@code renewal} as the server's renewed grant (null: none).
+   */
+  private DefaultHeldLock confirmedInTime(LockGrant renewal) {
+    long now = System.nanoTime();
+    DefaultHeldLock lock = lockWithDeadline(now + Duration.ofSeconds(1).toNanos());
+    lock.confirmed(now, Duration.ofSeconds(10).toNanos(), Duration.ofSeconds(3).toNanos(), renewal);
+    return lock;
+  }
+
+  /** A lock already past its deadline when the confirmation of a request sent now arrives. */
+  private DefaultHeldLock confirmedAfterItsDeadline(LockGrant renewal) {
+    long sent = System.nanoTime();
+    DefaultHeldLock lock = lockWithDeadline(sent - 1);
+    lock.confirmed(
+        sent, Duration.ofSeconds(2).toNanos(), Duration.ofMillis(600).toNanos(), renewal);
+    return lock;
   }
 
   private LockGrant renewed(String signed) {

@@ -59,6 +59,7 @@ class LockClientSettingsTest {
         Duration.ofMillis(500),
         readTimeout,
         new LockClientSettings.Retry(
-            4, Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(5)));
+            4, Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(5)),
+        null);
   }
 }
