@@ -200,17 +200,23 @@ public final class Extractors {
     return out;
   }
 
-  /** The stub's ground truth: every movement it received, visible or not. */
-  public static List<Object> railMovements(URI stubBaseUrl)
+  /**
+   * The stub's ground truth: every movement it received, visible or not. The stub serves it to an
+   * operator or the reconciler only: {@code bearerToken} is such a caller's token (null sends
+   * none).
+   */
+  public static List<Object> railMovements(URI stubBaseUrl, String bearerToken)
       throws IOException, InterruptedException {
     HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(stubBaseUrl.resolve("/rail/admin/movements"))
+            .timeout(Duration.ofSeconds(30))
+            .GET();
+    if (bearerToken != null) {
+      request.header("Authorization", "Bearer " + bearerToken);
+    }
     HttpResponse<String> response =
-        client.send(
-            HttpRequest.newBuilder(stubBaseUrl.resolve("/rail/admin/movements"))
-                .timeout(Duration.ofSeconds(30))
-                .GET()
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+        client.send(request.build(), HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 200) {
       throw new IOException(
           "GET /rail/admin/movements answered " + response.statusCode() + ": " + response.body());

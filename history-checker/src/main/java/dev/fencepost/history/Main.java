@@ -72,7 +72,9 @@ public final class Main {
   /**
    * {@code extract <run-dir> [--paydb <jdbc-url>] [--proxydb <jdbc-url>] [--lockdb <jdbc-url>]
    * [--rail <stub-base-url>]}: appends the final state of each named store to the run directory.
-   * Run it once, at the end of a run (credentials go in the JDBC URL: {@code ?user=&password=}).
+   * Run it once, at the end of a run (credentials go in the JDBC URL: {@code ?user=&password=}; the
+   * stub's movements need an operator's or the reconciler's bearer token in the environment
+   * variable {@code FENCEPOST_TOKEN}, kept off the command line where other users could read it).
    */
   static int extract(String[] args, PrintStream err) {
     if (args.length == 0 || args[0].startsWith("--") || args.length % 2 == 0) {
@@ -85,7 +87,9 @@ public final class Main {
         String where = args[i + 1];
         java.util.List<Object> records;
         if (source.equals("--rail")) {
-          records = Extractors.railMovements(java.net.URI.create(where));
+          records =
+              Extractors.railMovements(
+                  java.net.URI.create(where), System.getenv("FENCEPOST_TOKEN"));
         } else {
           try (java.sql.Connection c = java.sql.DriverManager.getConnection(where)) {
             records =

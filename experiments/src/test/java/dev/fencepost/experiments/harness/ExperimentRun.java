@@ -23,7 +23,6 @@ import dev.fencepost.security.FencepostRole;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -446,7 +445,7 @@ public final class ExperimentRun implements AutoCloseable {
           }
         }
       }
-      for (Object r : Extractors.railMovements(URI.create(stack.stub().baseUrl()))) {
+      for (Object r : stack.railMovements()) {
         if (r instanceof Records.RailMovement m && clientReferences.contains(m.clientReference())) {
           records.add(r);
         }

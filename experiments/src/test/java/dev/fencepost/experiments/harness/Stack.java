@@ -1,6 +1,7 @@
 package dev.fencepost.experiments.harness;
 
 import dev.fencepost.experiments.harness.Guards.ProxyGuards;
+import dev.fencepost.history.Extractors;
 import dev.fencepost.launcher.App;
 import dev.fencepost.launcher.LocalIdentity;
 import dev.fencepost.launcher.LocalPlatform;
@@ -10,6 +11,8 @@ import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.security.FencepostRole;
+import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -180,6 +183,16 @@ public final class Stack {
               .start()
               .awaitHealthy(START_TIMEOUT, LockServers.START_ATTEMPTS);
         });
+  }
+
+  /**
+   * Every movement the stub made (history-checker's records), read as an operator: the stub serves
+   * its ledger to no one else but the reconciler.
+   */
+  public List<Object> railMovements() throws IOException, InterruptedException {
+    return Extractors.railMovements(
+        URI.create(stub.baseUrl()),
+        LockServers.identity().tokens(FencepostRole.OPERATOR).currentToken());
   }
 
   /** Replaces the stub's fault plan (docs/rail.md): {@code overrides} by client reference. */

@@ -9,7 +9,6 @@ import dev.fencepost.experiments.harness.LockServers;
 import dev.fencepost.experiments.harness.RunResult;
 import dev.fencepost.experiments.harness.Stack;
 import dev.fencepost.experiments.harness.Worker;
-import dev.fencepost.history.Extractors;
 import dev.fencepost.history.GrantEpochs;
 import dev.fencepost.history.Records;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
@@ -19,7 +18,6 @@ import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -296,7 +294,7 @@ class Inv04RestoreIT {
   static List<Object> movements(ExperimentRun run, List<String> references) {
     Set<String> wanted = Set.copyOf(references);
     try {
-      return Extractors.railMovements(URI.create(run.stack().stub().baseUrl())).stream()
+      return run.stack().railMovements().stream()
           .filter(r -> r instanceof Records.RailMovement m && wanted.contains(m.clientReference()))
           .toList();
     } catch (IOException e) {
