@@ -47,6 +47,7 @@ public final class LocalPlatform implements AutoCloseable {
   private final PostgresDatabase batchdb;
   private final EtcdCluster etcd;
   private final GrantSigningKeys grantKeys;
+  private final LocalTls tls;
   private final LocalIdentity identity;
   private final JavaProcess lockServer;
   private final JavaProcess railStub;
@@ -55,6 +56,9 @@ public final class LocalPlatform implements AutoCloseable {
 
   private LocalPlatform(Builder b) {
     this.workDir = b.workDir;
+    // Before any process: every service serves HTTPS with the run's certificate, and every JVM of
+    // the run, this one included, trusts the run's CA (ADR 0150).
+    this.tls = LocalTls.forThisJvm(workDir.resolve("tls"));
     this.ownsPostgres = b.postgres == null;
     this.postgres = ownsPostgres ? EmbeddedPostgresServer.startDedicated() : b.postgres;
     b.onReady.accept("PostgreSQL");
@@ -120,7 +124,7 @@ public final class LocalPlatform implements AutoCloseable {
               .start();
       started.add(lockServer);
       List<String> proxyArgs = new ArrayList<>(postgresArgs(proxydb));
-      proxyArgs.add("--fencepost.rail.base-url=http://127.0.0.1:" + stubPort);
+      proxyArgs.add("--fencepost.rail.base-url=https://127.0.0.1:" + stubPort);
       proxyArgs.add("--fencepost.rail.timeout=" + b.railTimeout);
       proxyArgs.add(proxyGrantKeysArg());
       // The proxy validates its callers' tokens and calls the rail as RAIL_PROXY (ADR 0145).
@@ -225,6 +229,14 @@ public final class LocalPlatform implements AutoCloseable {
     return railProxy;
   }
 
+  /**
+   * The run's TLS: its CA and the certificate every service presents (this JVM already trusts the
+   * CA; {@link LocalTls#sslContext()} for a client that wants it explicitly).
+   */
+  public LocalTls tls() {
+    return tls;
+  }
+
   /** The keys this platform's lock server signs grants with (tests sign their own with them). */
   public GrantSigningKeys grantKeys() {
     return grantKeys;
@@ -261,7 +273,7 @@ public final class LocalPlatform implements AutoCloseable {
       String workerId, PayoutWorkerArgs args, List<String> jvmArgs, String heap) {
     JavaProcess worker =
         LocalIdentity.withEnvironment(
-                JavaProcess.jar(workerId, App.PAYOUT_JOB.jar()),
+                JavaProcess.jar(workerId, App.PAYOUT_JOB.jar()).tls(tls),
                 identity.clientEnvironment(FencepostRole.PAYOUT_WORKER))
             .jvmArgs(jvmArgs)
             .heap(heap)

@@ -48,8 +48,10 @@ import tools.jackson.databind.json.JsonMapper;
 class UnauthorisedCallerIT {
 
   static final JsonMapper JSON = JsonMapper.builder().build();
+  // The services serve HTTPS (ADR 0150): this client trusts the experiments' CA.
   static final HttpClient HTTP =
       HttpClient.newBuilder()
+          .sslContext(LockServers.tls().sslContext())
           .version(HttpClient.Version.HTTP_1_1)
           .connectTimeout(Duration.ofSeconds(5))
           .build();
