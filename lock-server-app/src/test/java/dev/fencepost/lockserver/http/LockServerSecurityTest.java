@@ -6,6 +6,7 @@ import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.lockserver.TestIdentities;
 import dev.fencepost.lockserver.http.LockServerClient.Response;
 import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.util.List;
 import java.util.UUID;
@@ -45,6 +46,7 @@ class LockServerSecurityTest {
                 "--spring.datasource.url=" + lockdb.jdbcUrl(),
                 "--fencepost.lock.min-ttl=1s",
                 "--logging.structured.format.console=",
+                TestGrants.lockServerArg(),
                 TestIdentities.serverArg());
     LockServerClient client = LockServerClient.of(server);
     worker = client.as(TestIdentities.as("worker-1", FencepostRole.PAYOUT_WORKER));
