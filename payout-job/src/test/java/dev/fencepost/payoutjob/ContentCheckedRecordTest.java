@@ -7,6 +7,8 @@ import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payoutjob.PayoutFailpoint.Point;
 import dev.fencepost.payoutjob.RecoveryTest.WorkerDied;
+import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.grants.TestGrants;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -183,6 +185,15 @@ class ContentCheckedRecordTest {
     body.put("amountMinor", amountMinor);
     body.put("currency", payout.currency());
     body.put("beneficiaryRef", beneficiaryRef);
+    // A validly signed grant for token 1 and a worker's identity: the proxy refuses a submission
+    // without either (ADR 0137, ADR 0145), and what is under test is the content check behind them.
+    body.put(
+        "grant",
+        TestGrants.sign(
+            platform.services.grantKeys().current(),
+            payout.accountId().lockKey().value(),
+            1,
+            java.time.Instant.now().plusSeconds(60)));
     try {
       HttpResponse<String> answer =
           HttpClient.newHttpClient()
@@ -190,6 +201,9 @@ class ContentCheckedRecordTest {
                   HttpRequest.newBuilder(
                           URI.create(platform.services.railProxy().baseUrl() + "/v1/submissions"))
                       .header("Content-Type", "application/json")
+                      .header(
+                          "Authorization",
+                          "Bearer " + platform.tokens(FencepostRole.PAYOUT_WORKER).currentToken())
                       .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
                       .build(),
                   HttpResponse.BodyHandlers.ofString());

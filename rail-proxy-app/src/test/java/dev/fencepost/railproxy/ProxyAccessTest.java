@@ -14,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.fencepost.security.EndpointAccess;
 import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import dev.fencepost.testsupport.security.TestIssuer;
@@ -270,6 +271,7 @@ class ProxyAccessTest {
             "--spring.datasource.url=" + proxydb.jdbcUrl(),
             "--fencepost.rail.base-url=" + rail.baseUrl(),
             "--fencepost.rail.timeout=5s",
+            "--fencepost.proxy.grants.jwk-set-file=" + TestGrants.keys().publicFile(),
             "--spring.security.oauth2.resourceserver.jwt.jwk-set-uri="
                 + TestIdentities.ISSUER.jwkSetUri(),
             "--fencepost.security.client.token-file=" + railToken);

@@ -12,6 +12,7 @@ import dev.fencepost.payoutjob.PayoutFailpoint;
 import dev.fencepost.payoutjob.PayoutOutcome;
 import dev.fencepost.payoutjob.RailProxyClient;
 import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.grants.TestGrants;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -268,6 +269,15 @@ class ContentMismatchTest extends ReconciliationTestBase {
     body.put("amountMinor", amountMinor);
     body.put("currency", payout.currency());
     body.put("beneficiaryRef", beneficiaryRef);
+    // A validly signed grant for token 1: the proxy refuses any submission without one (ADR 0137),
+    // and what is under test is the content check behind it.
+    body.put(
+        "grant",
+        TestGrants.sign(
+            world.stack.grantKeys().current(),
+            payout.accountId().lockKey().value(),
+            1,
+            Instant.now().plusSeconds(60)));
     var answer =
         World.send(
             "POST",
