@@ -74,6 +74,8 @@ public final class Environment implements AutoCloseable {
   /** Starts everything; {@code serverJvmArgs} go to both lock-server JVMs (e.g. JFR). */
   public static Environment start(Path workDir, List<String> serverJvmArgs) throws Exception {
     Files.createDirectories(workDir);
+    // The bench's lock servers and issuer serve HTTPS with this run's certificate (ADR 0150).
+    LocalTls.forThisJvm(workDir.resolve("tls"));
     EmbeddedPostgresServer postgres = EmbeddedPostgresServer.startDedicated();
     EtcdCluster etcd = EtcdCluster.builder().members(1).start();
     PostgresDatabase lockDb = postgres.createDatabase("bench_lockdb");

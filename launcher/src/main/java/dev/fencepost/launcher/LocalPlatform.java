@@ -23,6 +23,10 @@ import java.util.function.Consumer;
  * services start together (their ports are chosen first, so the proxy knows the stub's URL before
  * either runs) and the platform is returned once all three answer their health check.
  *
+ * <p>Every hop is TLS ({@link LocalTls}, ADR 0150): the services serve HTTPS only with this run's
+ * certificate, every process and this JVM trust the run's CA, and every base URL is {@code
+ * https://127.0.0.1:<port>}. There is no switch: nothing the platform starts needs plain HTTP.
+ *
  * <pre>{@code
  * try (LocalPlatform platform = LocalPlatform.builder(workDir).backend(LockBackend.ETCD).start()) {
  *   JavaProcess worker = platform.startWorker("w1", platform.workerArgs("w1").once());

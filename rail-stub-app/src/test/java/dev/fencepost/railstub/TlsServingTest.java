@@ -20,7 +20,10 @@ import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -30,6 +33,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * restart. The rail stub stands for every service: they are configured the same way (Spring Boot's
  * {@code server.ssl.bundle}).
  */
+@ExtendWith(OutputCaptureExtension.class)
 class TlsServingTest {
 
   @TempDir Path dir;
@@ -116,7 +120,8 @@ class TlsServingTest {
   }
 
   @Test
-  void presentsARenewedCertificateOnceItsFilesAreReplacedWithoutARestart() throws Exception {
+  void presentsARenewedCertificateOnceItsFilesAreReplacedWithoutARestart(CapturedOutput output)
+      throws Exception {
     LocalTls tls = LocalTls.generate(dir.resolve("tls"));
     int port = start(tls);
     assertThat(presentedSerial(tls, port)).isEqualTo(tls.serverCertificate().getSerialNumber());
@@ -133,5 +138,8 @@ class TlsServingTest {
                 assertThat(presentedSerial(tls, port))
                     .isEqualTo(renewed.serverCertificate().getSerialNumber()));
     assertThat(health(tls.sslContext(), "https://127.0.0.1:" + port).statusCode()).isEqualTo(200);
+    assertThat(output)
+        .contains("\"event\":\"tls.bundle.reloaded\"")
+        .contains(renewed.serverCertificate().getSerialNumber().toString(16));
   }
 }

@@ -1,4 +1,4 @@
-package dev.fencepost.web;
+package dev.fencepost.security.impl;
 
 import java.security.KeyStore;
 import java.security.KeyStoreException;
@@ -21,7 +21,8 @@ import org.springframework.core.env.Environment;
  * ADR 0150): {@code tls.serving} once at start-up and {@code tls.bundle.reloaded} each time Boot
  * reloads the bundle because its files changed (a rotated certificate), each with the certificate's
  * subject, serial and expiry, so an operator can see which certificate a process presents. Never
- * the key.
+ * the key. Here rather than in web-support because every application but the identity issuer has
+ * this module, the jobs included.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration")
 @ConditionalOnProperty("server.ssl.bundle")
