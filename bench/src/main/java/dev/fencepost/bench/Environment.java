@@ -4,6 +4,7 @@ import com.sun.management.OperatingSystemMXBean;
 import dev.fencepost.launcher.App;
 import dev.fencepost.launcher.GrantSigningKeys;
 import dev.fencepost.launcher.LocalIdentity;
+import dev.fencepost.launcher.LocalTls;
 import dev.fencepost.launcher.etcd.EtcdCluster;
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
@@ -48,7 +49,8 @@ public final class Environment implements AutoCloseable {
   private final JavaProcess etcdServer;
   private final JavaProcess postgresServer;
   private final long postmasterPid;
-  private final HttpClient http = HttpClient.newHttpClient();
+  private final HttpClient http =
+      HttpClient.newBuilder().sslContext(LocalTls.forThisJvm().sslContext()).build();
 
   private Environment(
       Path workDir,
@@ -72,6 +74,8 @@ public final class Environment implements AutoCloseable {
   /** Starts everything; {@code serverJvmArgs} go to both lock-server JVMs (e.g. JFR). */
   public static Environment start(Path workDir, List<String> serverJvmArgs) throws Exception {
     Files.createDirectories(workDir);
+    // The bench's lock servers and issuer serve HTTPS with this run's certificate (ADR 0150).
+    LocalTls.forThisJvm(workDir.resolve("tls"));
     EmbeddedPostgresServer postgres = EmbeddedPostgresServer.startDedicated();
     EtcdCluster etcd = EtcdCluster.builder().members(1).start();
     PostgresDatabase lockDb = postgres.createDatabase("bench_lockdb");
@@ -326,7 +330,8 @@ public final class Environment implements AutoCloseable {
   private static JavaProcess startLockServer(
       String name, Path workDir, List<String> jvmArgs, List<String> appArgs) {
     return LocalIdentity.withEnvironment(
-            JavaProcess.jar(name, App.LOCK_SERVER.jar()), BenchIdentity.serverEnvironment())
+            JavaProcess.jar(name, App.LOCK_SERVER.jar()).tls(LocalTls.forThisJvm()),
+            BenchIdentity.serverEnvironment())
         .jvmArgs(List.of("-Xms256m"))
         .jvmArgs(jvmArgs)
         .heap("1g")

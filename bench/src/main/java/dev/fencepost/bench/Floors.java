@@ -1,5 +1,6 @@
 package dev.fencepost.bench;
 
+import dev.fencepost.launcher.LocalTls;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -193,6 +194,7 @@ public final class Floors {
       public Client client(int index) {
         HttpClient client =
             HttpClient.newBuilder()
+                .sslContext(LocalTls.forThisJvm().sslContext())
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(2))
                 .build();

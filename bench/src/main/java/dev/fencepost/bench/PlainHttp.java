@@ -1,5 +1,6 @@
 package dev.fencepost.bench;
 
+import dev.fencepost.launcher.LocalTls;
 import java.io.BufferedInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -9,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import javax.net.ssl.SSLSocket;
 
 /**
  * One kept-alive HTTP/1.1 connection with TCP_NODELAY, one write per request, the answer read on
@@ -21,6 +23,7 @@ final class PlainHttp implements AutoCloseable {
 
   private final String host;
   private final int port;
+  private final boolean tls;
   private Socket socket;
   private InputStream in;
   private OutputStream out;
@@ -29,6 +32,7 @@ final class PlainHttp implements AutoCloseable {
     URI uri = URI.create(baseUrl);
     this.host = uri.getHost();
     this.port = uri.getPort();
+    this.tls = "https".equals(uri.getScheme());
   }
 
   /** Sends the request and returns the status; the body is read and discarded. */
@@ -75,6 +79,21 @@ final class PlainHttp implements AutoCloseable {
     socket.setTcpNoDelay(true);
     socket.setSoTimeout(10_000);
     socket.connect(new InetSocketAddress(host, port), 2_000);
+    if (tls) {
+      // The services serve HTTPS (ADR 0150): TLS over the connected socket, the certificate
+      // verified against the run's CA and the host name, as any client of the run does.
+      SSLSocket secured =
+          (SSLSocket)
+              LocalTls.forThisJvm()
+                  .sslContext()
+                  .getSocketFactory()
+                  .createSocket(socket, host, port, true);
+      var parameters = secured.getSSLParameters();
+      parameters.setEndpointIdentificationAlgorithm("HTTPS");
+      secured.setSSLParameters(parameters);
+      secured.startHandshake();
+      socket = secured;
+    }
     in = new BufferedInputStream(socket.getInputStream());
     out = socket.getOutputStream();
   }

@@ -1,5 +1,6 @@
 package dev.fencepost.bench;
 
+import dev.fencepost.launcher.LocalTls;
 import dev.fencepost.launcher.process.JavaProcess;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -70,6 +71,7 @@ public final class ServerLoad {
     ThreadLocal<PlainHttp> senders = ThreadLocal.withInitial(() -> new PlainHttp(server.baseUrl()));
     HttpClient http =
         HttpClient.newBuilder()
+            .sslContext(LocalTls.forThisJvm().sslContext())
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2))
             .build();

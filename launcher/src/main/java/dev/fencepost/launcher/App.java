@@ -50,10 +50,12 @@ public enum App {
   }
 
   /**
-   * A process of this application with its usual heap and lean JVM flags, logging to {@code log}.
+   * A process of this application with its usual heap and lean JVM flags, logging to {@code log},
+   * with this JVM's local TLS ({@link LocalTls#forThisJvm()}, ADR 0150): it trusts the run's CA
+   * and, given a port, serves HTTPS only.
    */
   public JavaProcess.Builder process(String name, Path log) {
-    return JavaProcess.jar(name, jar()).leanJvm().heap(heap).log(log);
+    return JavaProcess.jar(name, jar()).leanJvm().heap(heap).log(log).tls(LocalTls.forThisJvm());
   }
 
   /** Its runnable jar (see the class comment for where it is looked for). */

@@ -23,6 +23,10 @@ import java.util.function.Consumer;
  * services start together (their ports are chosen first, so the proxy knows the stub's URL before
  * either runs) and the platform is returned once all three answer their health check.
  *
+ * <p>Every hop is TLS ({@link LocalTls}, ADR 0150): the services serve HTTPS only with this run's
+ * certificate, every process and this JVM trust the run's CA, and every base URL is {@code
+ * https://127.0.0.1:<port>}. There is no switch: nothing the platform starts needs plain HTTP.
+ *
  * <pre>{@code
  * try (LocalPlatform platform = LocalPlatform.builder(workDir).backend(LockBackend.ETCD).start()) {
  *   JavaProcess worker = platform.startWorker("w1", platform.workerArgs("w1").once());
@@ -47,6 +51,7 @@ public final class LocalPlatform implements AutoCloseable {
   private final PostgresDatabase batchdb;
   private final EtcdCluster etcd;
   private final GrantSigningKeys grantKeys;
+  private final LocalTls tls;
   private final LocalIdentity identity;
   private final JavaProcess lockServer;
   private final JavaProcess railStub;
@@ -55,6 +60,9 @@ public final class LocalPlatform implements AutoCloseable {
 
   private LocalPlatform(Builder b) {
     this.workDir = b.workDir;
+    // Before any process: every service serves HTTPS with the run's certificate, and every JVM of
+    // the run, this one included, trusts the run's CA (ADR 0150).
+    this.tls = LocalTls.forThisJvm(workDir.resolve("tls"));
     this.ownsPostgres = b.postgres == null;
     this.postgres = ownsPostgres ? EmbeddedPostgresServer.startDedicated() : b.postgres;
     b.onReady.accept("PostgreSQL");
@@ -120,7 +128,7 @@ public final class LocalPlatform implements AutoCloseable {
               .start();
       started.add(lockServer);
       List<String> proxyArgs = new ArrayList<>(postgresArgs(proxydb));
-      proxyArgs.add("--fencepost.rail.base-url=http://127.0.0.1:" + stubPort);
+      proxyArgs.add("--fencepost.rail.base-url=https://127.0.0.1:" + stubPort);
       proxyArgs.add("--fencepost.rail.timeout=" + b.railTimeout);
       proxyArgs.add(proxyGrantKeysArg());
       // The proxy validates its callers' tokens and calls the rail as RAIL_PROXY (ADR 0145).
@@ -225,6 +233,14 @@ public final class LocalPlatform implements AutoCloseable {
     return railProxy;
   }
 
+  /**
+   * The run's TLS: its CA and the certificate every service presents (this JVM already trusts the
+   * CA; {@link LocalTls#sslContext()} for a client that wants it explicitly).
+   */
+  public LocalTls tls() {
+    return tls;
+  }
+
   /** The keys this platform's lock server signs grants with (tests sign their own with them). */
   public GrantSigningKeys grantKeys() {
     return grantKeys;
@@ -261,7 +277,7 @@ public final class LocalPlatform implements AutoCloseable {
       String workerId, PayoutWorkerArgs args, List<String> jvmArgs, String heap) {
     JavaProcess worker =
         LocalIdentity.withEnvironment(
-                JavaProcess.jar(workerId, App.PAYOUT_JOB.jar()),
+                JavaProcess.jar(workerId, App.PAYOUT_JOB.jar()).tls(tls),
                 identity.clientEnvironment(FencepostRole.PAYOUT_WORKER))
             .jvmArgs(jvmArgs)
             .heap(heap)

@@ -81,6 +81,26 @@ class LocalStackTest {
               "reconciliation-1.log")
           .anyMatch(name -> name.startsWith("worker-1-0"));
     }
+    // Every hop was TLS (ADR 0150): each service and job served HTTPS with this run's
+    // certificate, whose key only its owner may read.
+    assertThat(Files.getPosixFilePermissions(logs.resolve("tls").resolve("server-key.pem")))
+        .containsExactlyInAnyOrder(
+            java.nio.file.attribute.PosixFilePermission.OWNER_READ,
+            java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+    for (String log :
+        List.of(
+            "identity-issuer.log",
+            "lock-server.log",
+            "rail-proxy.log",
+            "rail-stub.log",
+            "reconciliation-1.log")) {
+      assertThat(Files.readString(logs.resolve(log))).as(log).contains("(https)");
+    }
+    for (String log : List.of("lock-server.log", "rail-proxy.log", "reconciliation-1.log")) {
+      assertThat(Files.readString(logs.resolve(log))).as(log).contains("\"event\":\"tls.serving\"");
+    }
+    assertThat(Files.readString(logs.resolve("worker-1-0.log")))
+        .contains("lock client started against https://");
 
     JsonNode summary = JsonMapper.builder().build().readTree(Files.readString(json));
     assertThat(summary.path("duplicates").asLong()).isZero();

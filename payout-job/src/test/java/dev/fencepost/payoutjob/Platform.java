@@ -54,7 +54,7 @@ final class Platform {
   final RailStubAdmin rail;
   final PaymentResource payments;
   final PaydbFixtures fixtures;
-  private final HttpClient http = HttpClient.newHttpClient();
+  private final HttpClient http;
 
   static synchronized Platform shared() {
     if (shared == null) {
@@ -77,6 +77,8 @@ final class Platform {
             .railStubArgs(List.of("--fencepost.stub.hang=8s"))
             .lockServerArgs(List.of("--spring.datasource.hikari.maximum-pool-size=6"))
             .start();
+    // After the platform: its services serve HTTPS, and this client trusts its CA (ADR 0150).
+    http = HttpClient.newBuilder().sslContext(services.tls().sslContext()).build();
     rail = services.railStubAdmin();
     payments = new PaymentResource(services.paydb().dataSource(), new SimpleMeterRegistry());
     fixtures = new PaydbFixtures(services.paydb().dataSource(), "payout-job-tests");

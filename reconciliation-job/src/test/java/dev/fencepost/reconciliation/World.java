@@ -37,11 +37,24 @@ final class World {
 
   static final JsonMapper JSON = JsonMapper.builder().build();
   private static final AtomicInteger ACCOUNTS = new AtomicInteger();
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
+  // Built when the first world is: after the shared stack, whose CA this JVM then trusts (ADR
+  // 0150).
+  private static HttpClient http;
+
+  private static synchronized HttpClient http() {
+    if (http == null) {
+      http = newHttp();
+    }
+    return http;
+  }
+
+  private static HttpClient newHttp() {
+    return HttpClient.newBuilder()
+        .sslContext(TestStack.get().platform.tls().sslContext())
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5))
+        .build();
+  }
 
   final TestStack stack = TestStack.get();
   final PostgresDatabase paydbDatabase;
@@ -250,7 +263,7 @@ final class World {
       builder.header("Authorization", "Bearer " + tokens.currentToken());
     }
     try {
-      return HTTP.send(builder.build(), HttpResponse.BodyHandlers.ofString());
+      return http().send(builder.build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new IllegalStateException(method + " " + url + " failed", e);
     } catch (InterruptedException e) {

@@ -263,7 +263,7 @@ public final class ExperimentRun implements AutoCloseable {
       extra.forEach(args::set);
       JavaProcess process =
           LocalIdentity.withEnvironment(
-                  JavaProcess.jar(id, Settings.workerJar()),
+                  JavaProcess.jar(id, Settings.workerJar()).tls(LockServers.tls()),
                   LockServers.identity().clientEnvironment(FencepostRole.PAYOUT_WORKER))
               .leanJvm()
               .heap("192m")

@@ -4,6 +4,7 @@ import dev.fencepost.launcher.App;
 import dev.fencepost.launcher.GrantSigningKeys;
 import dev.fencepost.launcher.LocalIdentity;
 import dev.fencepost.launcher.LocalPlatform;
+import dev.fencepost.launcher.LocalTls;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.launcher.process.JavaProcess;
 import java.nio.file.Path;
@@ -51,11 +52,22 @@ public final class LockServers {
    */
   public static synchronized LocalIdentity identity() {
     if (identity == null) {
+      // First: every process of the experiments serves HTTPS and trusts this JVM's CA, written
+      // next to the shared stack's logs (ADR 0150).
+      tls();
       identity = LocalIdentity.start(Settings.runsDir().resolve("_identity"), START_TIMEOUT);
       LocalIdentity started = identity;
       Runtime.getRuntime().addShutdownHook(new Thread(started::close));
     }
     return identity;
+  }
+
+  /**
+   * The TLS of this test JVM's experiments (ADR 0150): one CA, in {@code _stack/tls} of the runs
+   * directory; the processes started through {@link App} serve with it, and this JVM trusts it.
+   */
+  public static LocalTls tls() {
+    return LocalTls.forThisJvm(Settings.runsDir().resolve("_stack").resolve("tls"));
   }
 
   /**

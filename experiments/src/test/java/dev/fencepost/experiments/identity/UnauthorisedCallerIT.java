@@ -6,6 +6,7 @@ import dev.fencepost.experiments.harness.Evidence;
 import dev.fencepost.experiments.harness.LockServers;
 import dev.fencepost.experiments.harness.Settings;
 import dev.fencepost.launcher.App;
+import dev.fencepost.launcher.GrantSigningKeys;
 import dev.fencepost.launcher.LocalIdentity;
 import dev.fencepost.launcher.LocalPlatform;
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
@@ -16,6 +17,7 @@ import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.testkit.PaydbFixtures;
 import dev.fencepost.security.BearerTokenSource;
 import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.grants.TestGrants;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -48,8 +50,10 @@ import tools.jackson.databind.json.JsonMapper;
 class UnauthorisedCallerIT {
 
   static final JsonMapper JSON = JsonMapper.builder().build();
+  // The services serve HTTPS (ADR 0150): this client trusts the experiments' CA.
   static final HttpClient HTTP =
       HttpClient.newBuilder()
+          .sslContext(LockServers.tls().sslContext())
           .version(HttpClient.Version.HTTP_1_1)
           .connectTimeout(Duration.ofSeconds(5))
           .build();
@@ -88,7 +92,7 @@ class UnauthorisedCallerIT {
               json(send(
                       "POST",
                       services.proxy.baseUrl() + "/v1/submissions",
-                      submission(honest, 5, honest.amountMinor(), "ben-honest"),
+                      signedSubmission(honest, 5, honest.amountMinor(), "ben-honest"),
                       worker))
                   .path("outcome")
                   .asString())
@@ -170,6 +174,21 @@ class UnauthorisedCallerIT {
         + ",\"currency\":\"EUR\",\"beneficiaryRef\":\""
         + beneficiary
         + "\"}";
+  }
+
+  /**
+   * The same with the lock server's signed grant for the token, as an honest worker presents it
+   * (ADR 0137).
+   */
+  static String signedSubmission(Payout payout, long token, long amount, String beneficiary) {
+    String grant =
+        TestGrants.sign(
+            LockServers.grantKeys().current(),
+            payout.accountId().lockKey().value(),
+            token,
+            java.time.Instant.now().plusSeconds(60));
+    String unsigned = submission(payout, token, amount, beneficiary);
+    return unsigned.substring(0, unsigned.length() - 1) + ",\"grant\":\"" + grant + "\"}";
   }
 
   private static List<Attack> attacks(
@@ -313,6 +332,9 @@ class UnauthorisedCallerIT {
               .httpPort(0)
               .args(LocalPlatform.postgresArgs(proxydb))
               .arg("--fencepost.rail.base-url=" + stub.baseUrl())
+              // The proxy verifies grants against the lock server's published keys (ADR 0137), a
+              // hop over TLS like the others.
+              .arg(GrantSigningKeys.remoteProxyArg(lockServer.baseUrl()))
               .start();
       processes.add(proxy);
       proxy.awaitHealthy(START);

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 
 /**
  * A JVM that this launcher started as a child process: an application from its runnable jar, or a
@@ -60,16 +61,23 @@ public final class JavaProcess implements AutoCloseable {
   private final Map<String, String> environment;
   private final int port;
   private final Path log;
+  private final SSLContext tls;
   private Process process;
   private Process watchdog;
 
   private JavaProcess(
-      String name, List<String> command, Map<String, String> environment, int port, Path log) {
+      String name,
+      List<String> command,
+      Map<String, String> environment,
+      int port,
+      Path log,
+      SSLContext tls) {
     this.name = name;
     this.command = List.copyOf(command);
     this.environment = Map.copyOf(environment);
     this.port = port;
     this.log = log;
+    this.tls = tls;
   }
 
   /** A process of {@code java -jar jar}. */
@@ -125,12 +133,20 @@ public final class JavaProcess implements AutoCloseable {
     return port;
   }
 
-  /** {@code http://127.0.0.1:<port>}. */
+  /**
+   * {@code https://127.0.0.1:<port>} for a service started with {@link Builder#tls(TlsSettings)},
+   * {@code http://127.0.0.1:<port>} otherwise.
+   */
   public String baseUrl() {
     if (port == 0) {
       throw new IllegalStateException(name + " was started without an HTTP port");
     }
-    return "http://127.0.0.1:" + port;
+    return (tls != null ? "https" : "http") + "://127.0.0.1:" + port;
+  }
+
+  /** Whether it serves HTTPS. */
+  public boolean servesTls() {
+    return tls != null && port != 0;
   }
 
   public Path log() {
@@ -261,7 +277,12 @@ public final class JavaProcess implements AutoCloseable {
   }
 
   private boolean awaitHealthyOrExited(Duration atMost) {
-    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2));
+    if (tls != null) {
+      // Verifies the service's certificate against the run's CA, host name included.
+      client.sslContext(tls);
+    }
+    HttpClient http = client.build();
     HttpRequest health =
         HttpRequest.newBuilder(URI.create(baseUrl() + "/actuator/health"))
             .timeout(Duration.ofSeconds(2))
@@ -348,6 +369,20 @@ public final class JavaProcess implements AutoCloseable {
     return name + (process == null ? "" : " (pid " + process.pid() + ")");
   }
 
+  /**
+   * What a process needs for TLS (the launcher's {@code LocalTls} provides it): the JVM flags that
+   * make it trust the run's CA, the arguments that make a service serve HTTPS, and the SSL context
+   * this JVM checks it with.
+   */
+  public interface TlsSettings {
+
+    List<String> trustJvmArgs();
+
+    List<String> serverArgs();
+
+    SSLContext sslContext();
+  }
+
   /** What to start. */
   public static final class Builder {
 
@@ -359,6 +394,7 @@ public final class JavaProcess implements AutoCloseable {
     private String heap = "256m";
     private int port;
     private Path log;
+    private TlsSettings tls;
 
     private Builder(String name, List<String> target) {
       this.name = Objects.requireNonNull(name);
@@ -406,6 +442,15 @@ public final class JavaProcess implements AutoCloseable {
       return this;
     }
 
+    /**
+     * TLS: the process trusts the run's CA and, with an {@link #httpPort(int)}, serves HTTPS only
+     * (its {@link JavaProcess#baseUrl()} is {@code https://}).
+     */
+    public Builder tls(TlsSettings tls) {
+      this.tls = tls;
+      return this;
+    }
+
     /** Where its standard output and error go (appended across restarts). */
     public Builder log(Path log) {
       this.log = log;
@@ -418,11 +463,17 @@ public final class JavaProcess implements AutoCloseable {
       command.add(
           System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
       command.addAll(jvmArgs);
+      if (tls != null) {
+        command.addAll(tls.trustJvmArgs());
+      }
       command.add("-Xmx" + heap);
       command.addAll(target);
       if (port != 0) {
         command.add("--server.port=" + port);
         command.add("--server.address=127.0.0.1");
+        if (tls != null) {
+          command.addAll(tls.serverArgs());
+        }
       }
       command.addAll(args);
       Path output = log;
@@ -433,7 +484,9 @@ public final class JavaProcess implements AutoCloseable {
           throw new UncheckedIOException(e);
         }
       }
-      return new JavaProcess(name, command, environment, port, output).spawn();
+      return new JavaProcess(
+              name, command, environment, port, output, tls == null ? null : tls.sslContext())
+          .spawn();
     }
   }
 }

@@ -26,6 +26,7 @@ import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -34,6 +35,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatusCode;
@@ -65,8 +70,9 @@ import tools.jackson.databind.json.JsonMapper;
  * request (the configured read timeout, plus the server-side wait for acquire), no proxy, no
  * redirects, no compression. A request is never re-sent by the transport: any I/O failure,
  * including a kept-alive connection the server had already closed, surfaces as unreachable and is
- * the caller's to retry. The client's own JSON mapper is used, never the application's, and it
- * ignores fields added to the contract later.
+ * the caller's to retry. Over {@code https} the same transport runs over TLS with the JVM's default
+ * trust and host name verification (ADR 0150). The client's own JSON mapper is used, never the
+ * application's, and it ignores fields added to the contract later.
  */
 final class LockServerHttp {
 
@@ -203,10 +209,12 @@ final class LockServerHttp {
   private RestClient withResponseTimeout(Duration timeout) {
     ClientHttpRequestFactory factory;
     if ("http".equalsIgnoreCase(baseUrl.getScheme())) {
-      factory = new Http11Transport(connections, connectTimeout, timeout);
+      factory = new Http11Transport(connections, connectTimeout, timeout, null);
+    } else if ("https".equalsIgnoreCase(baseUrl.getScheme())) {
+      // The same lean transport over TLS (ADR 0150), with this JVM's default trust: the JDK's CAs
+      // and whatever javax.net.ssl.trustStore adds (the local run's CA, a cluster's issuer).
+      factory = new Http11Transport(connections, connectTimeout, timeout, defaultTls());
     } else {
-      // TLS (or anything but plain http) keeps the JDK client: the lean transport below speaks
-      // only cleartext HTTP/1.1, which is what a lock server on the local network is reached by.
       JdkClientHttpRequestFactory jdk =
           new JdkClientHttpRequestFactory(
               HttpClient.newBuilder()
@@ -219,6 +227,14 @@ final class LockServerHttp {
       factory = jdk;
     }
     return builder.clone().requestFactory(factory).build();
+  }
+
+  private static SSLSocketFactory defaultTls() {
+    try {
+      return SSLContext.getDefault().getSocketFactory();
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("no default TLS context", e);
+    }
   }
 
   /**
@@ -458,9 +474,16 @@ final class LockServerHttp {
     private final ConnectionPool pool;
     private final int connectTimeoutMillis;
     private final long responseTimeoutNanos;
+    private final SSLSocketFactory tls;
 
-    Http11Transport(ConnectionPool pool, Duration connectTimeout, Duration responseTimeout) {
+    /** {@code tls} null: cleartext; otherwise TLS over each connection, the host name verified. */
+    Http11Transport(
+        ConnectionPool pool,
+        Duration connectTimeout,
+        Duration responseTimeout,
+        SSLSocketFactory tls) {
       this.pool = pool;
+      this.tls = tls;
       this.connectTimeoutMillis =
           (int) Math.max(1, Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()));
       this.responseTimeoutNanos = responseTimeout.toNanos();
@@ -495,12 +518,14 @@ final class LockServerHttp {
       protected ClientHttpResponse executeInternal(HttpHeaders headers, byte[] body)
           throws IOException {
         long deadline = System.nanoTime() + responseTimeoutNanos;
-        int port = uri.getPort() < 0 ? 80 : uri.getPort();
+        int port = uri.getPort() < 0 ? (tls == null ? 80 : 443) : uri.getPort();
         String address = uri.getHost() + ":" + port;
+        // A TLS connection and a cleartext one to the same address are never each other's.
+        String poolKey = (tls == null ? "http://" : "https://") + address;
         byte[] request = encode(address, headers, body);
-        Connection connection = pool.take(address);
+        Connection connection = pool.take(poolKey);
         if (connection == null) {
-          connection = open(uri.getHost(), port);
+          connection = open(uri.getHost(), port, deadline);
         }
         boolean reusable = false;
         try {
@@ -511,7 +536,7 @@ final class LockServerHttp {
           return response;
         } finally {
           if (reusable) {
-            pool.give(address, connection);
+            pool.give(poolKey, connection);
           } else {
             connection.closeQuietly();
           }
@@ -548,13 +573,26 @@ final class LockServerHttp {
         return all;
       }
 
-      private Connection open(String host, int port) throws IOException {
+      private Connection open(String host, int port, long deadline) throws IOException {
         Socket socket = new Socket();
         try {
           // One write per request and a reply expected at once: never wait for an ACK to send.
           socket.setTcpNoDelay(true);
           socket.connect(new InetSocketAddress(host, port), connectTimeoutMillis);
-          return new Connection(socket);
+          if (tls == null) {
+            return new Connection(socket);
+          }
+          SSLSocket secured = (SSLSocket) tls.createSocket(socket, host, port, true);
+          socket = secured;
+          SSLParameters parameters = secured.getSSLParameters();
+          // Host name verification, as any HTTPS client does: the certificate must name the host.
+          parameters.setEndpointIdentificationAlgorithm("HTTPS");
+          secured.setSSLParameters(parameters);
+          // The handshake is bounded by the response timeout, like the answer it precedes.
+          long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+          secured.setSoTimeout((int) Math.min(Integer.MAX_VALUE, left));
+          secured.startHandshake();
+          return new Connection(secured);
         } catch (IOException e) {
           socket.close();
           throw e;

@@ -42,7 +42,8 @@ class Http11TransportTest {
   void start() throws IOException {
     server = new ScriptedHttpServer();
     transport =
-        new Http11Transport(new ConnectionPool(), Duration.ofSeconds(2), Duration.ofSeconds(5));
+        new Http11Transport(
+            new ConnectionPool(), Duration.ofSeconds(2), Duration.ofSeconds(5), null);
   }
 
   @AfterEach
