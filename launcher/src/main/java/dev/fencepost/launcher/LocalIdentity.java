@@ -41,6 +41,8 @@ public final class LocalIdentity implements AutoCloseable {
 
   private final JavaProcess issuer;
   private final Map<FencepostRole, String> secrets;
+  private final Map<FencepostRole, BearerTokenSource> tokenSources =
+      new EnumMap<>(FencepostRole.class);
 
   private LocalIdentity(JavaProcess issuer, Map<FencepostRole, String> secrets) {
     this.issuer = issuer;
@@ -148,9 +150,14 @@ public final class LocalIdentity implements AutoCloseable {
     return properties;
   }
 
-  /** Tokens of the workload with {@code role}, for calls made from this JVM. */
-  public BearerTokenSource tokens(FencepostRole role) {
-    return BearerTokenSources.clientCredentials(tokenUri(), clientId(role), secrets.get(role));
+  /**
+   * Tokens of the workload with {@code role}, for calls made from this JVM: one source per role, so
+   * its cached token serves every call until it is due for renewal (a source per call would fetch a
+   * token from the issuer for every request).
+   */
+  public synchronized BearerTokenSource tokens(FencepostRole role) {
+    return tokenSources.computeIfAbsent(
+        role, r -> BearerTokenSources.clientCredentials(tokenUri(), clientId(r), secrets.get(r)));
   }
 
   /** Applies {@code environment} to a process about to start. */

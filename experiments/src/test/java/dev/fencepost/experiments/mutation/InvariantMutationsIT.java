@@ -16,6 +16,7 @@ import dev.fencepost.payment.IllegalTransitionException;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payoutjob.PayoutFailpoint.Point;
+import dev.fencepost.security.FencepostRole;
 import dev.fencepost.testsupport.grants.TestGrants;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -384,6 +385,11 @@ class InvariantMutationsIT {
         HttpRequest.newBuilder(
                 URI.create(run.stack().proxy(run.guards()).baseUrl() + "/v1/submissions"))
             .header("Content-Type", "application/json")
+            // The driver calls as a payout worker: the proxy serves no one else (ADR 0145).
+            .header(
+                "Authorization",
+                "Bearer "
+                    + LockServers.identity().tokens(FencepostRole.PAYOUT_WORKER).currentToken())
             .timeout(Duration.ofSeconds(30))
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build();

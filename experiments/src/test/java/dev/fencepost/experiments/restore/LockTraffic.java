@@ -27,7 +27,7 @@ final class LockTraffic {
             post(
                 http,
                 baseUrl + "/v1/sessions",
-                "{\"owner\":\"other-traffic\",\"ttlMillis\":10000}"),
+                "{\"owner\":\"other-traffic\",\"ttlMillis\":60000}"),
             "sessionId");
     long token = 0;
     for (int i = 0; i < n; i++) {
