@@ -31,7 +31,8 @@ done
 if [ -z "$classes" ]; then
   classes='Uc03PausedHolderIT,Uc04CrashRecoveryIT,Uc06ForceRevokeIT,Uc08LockBackendOutageIT,Inv04RestoreIT,Inv04EtcdRestoreLongIT,UnauthorisedCallerIT'
 fi
-exec ./mvnw -B -pl experiments -am verify \
+# reconciliation-job is named too: the experiments start its exec jar, which -am alone does not build.
+exec ./mvnw -B -pl experiments,reconciliation-job -am verify \
   -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
   -Dexperiments.long="$long" \
   -Dit.test="$classes" \
