@@ -1,5 +1,7 @@
 package dev.fencepost.lockserver.service;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.lock.LockException;
 import dev.fencepost.lock.LockGrant;
@@ -18,9 +20,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -49,14 +48,8 @@ public final class LockService {
    * never reused, so an entry can only be stale by outliving its session, which the backend then
    * reports anyway; bounded so that a flood of sessions cannot grow it without limit.
    */
-  private final Map<SessionId, String> principals =
-      Collections.synchronizedMap(
-          new LinkedHashMap<>(1024, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<SessionId, String> eldest) {
-              return size() > 100_000;
-            }
-          });
+  private final Cache<SessionId, String> principals =
+      Caffeine.newBuilder().maximumSize(100_000).build();
 
   /**
    * @param signer signs every grant this service hands out, whatever the backend (ADR 0135)
@@ -243,7 +236,7 @@ public final class LockService {
 
   /** The principal that created {@code sessionId}, if it is live and recorded one. */
   public Optional<String> principalOf(SessionId sessionId) {
-    String known = principals.get(sessionId);
+    String known = principals.getIfPresent(sessionId);
     if (known != null) {
       return Optional.of(known);
     }
