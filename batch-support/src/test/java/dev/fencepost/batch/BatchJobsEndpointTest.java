@@ -25,7 +25,6 @@ import org.springframework.batch.infrastructure.repeat.RepeatStatus;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -77,6 +76,7 @@ class BatchJobsEndpointTest {
             .properties("spring.config.name=" + BatchDefaults.CONFIG_NAME)
             .run(
                 "--server.port=0",
+                "--management.server.port=0",
                 "--server.address=127.0.0.1",
                 "--spring.batch.job.enabled=false",
                 "--management.endpoints.web.exposure.include=batchjobs,health",
@@ -86,7 +86,7 @@ class BatchJobsEndpointTest {
                 issuer.resourceServerArgs().get(0));
     base =
         "http://127.0.0.1:"
-            + ((WebServerApplicationContext) context).getWebServer().getPort()
+            + context.getEnvironment().getProperty("local.management.port")
             + "/actuator/batchjobs/";
   }
 

@@ -143,12 +143,13 @@ public final class Floors {
     };
   }
 
-  /** F3: GET /actuator/health/liveness on the lock server (no backend call), JDK HttpClient. */
   /**
-   * F3: the no-op request sent the way the starter sends its requests (a kept-alive HTTP/1.1
-   * connection, TCP_NODELAY, one write per request; see {@link PlainHttp}).
+   * F3: a no-op request ({@code GET /actuator/health/liveness}, no backend call) to the lock
+   * server's management port, the same JVM and Tomcat as its API, sent the way the starter sends
+   * its requests (a kept-alive HTTP/1.1 connection, TCP_NODELAY, one write per request; see {@link
+   * PlainHttp}).
    */
-  public static LockTarget httpNoop(String baseUrl, String which) {
+  public static LockTarget httpNoop(String managementUrl, String which) {
     return new LockTarget.Described(
         "F3",
         "no-op HTTP: GET /actuator/health/liveness on the lock server ("
@@ -159,7 +160,7 @@ public final class Floors {
 
       @Override
       public Client client(int index) {
-        PlainHttp http = new PlainHttp(baseUrl);
+        PlainHttp http = new PlainHttp(managementUrl);
         return new Client() {
           @Override
           public void floor() throws Exception {
@@ -182,8 +183,8 @@ public final class Floors {
    * F4: the same no-op request through the JDK {@code HttpClient}, which the starter used until ADR
    * 0092; kept so the cost of that client's thread hand-offs stays visible next to F3.
    */
-  public static LockTarget httpNoopJdk(String baseUrl, String which) {
-    URI uri = URI.create(baseUrl + "/actuator/health/liveness");
+  public static LockTarget httpNoopJdk(String managementUrl, String which) {
+    URI uri = URI.create(managementUrl + "/actuator/health/liveness");
     return new LockTarget.Described(
         "F4",
         "the same no-op HTTP request through the JDK HttpClient (HTTP/1.1) (" + which + ")",

@@ -110,8 +110,8 @@ public final class LockBench {
           List.of(
               Floors.loopback(),
               Floors.fdatasync(settings.workDir().resolve("fsync")),
-              Floors.httpNoop(env.etcdServer().baseUrl(), "etcd backend"),
-              Floors.httpNoopJdk(env.etcdServer().baseUrl(), "etcd backend"),
+              Floors.httpNoop(env.etcdServer().managementUrl(), "etcd backend"),
+              Floors.httpNoopJdk(env.etcdServer().managementUrl(), "etcd backend"),
               EtcdTargets.rawTransactions(env.etcdEndpoints()),
               EtcdTargets.lockRpc(env.etcdEndpoints()),
               new LockServerTarget("E3", env.etcdServer().baseUrl(), Store.ETCD),

@@ -24,6 +24,7 @@ class IdentityIssuerHttpTest {
 
   static ConfigurableApplicationContext issuer;
   static String baseUrl;
+  static String managementUrl;
   static final HttpClient http = HttpClient.newHttpClient();
 
   @BeforeAll
@@ -32,11 +33,14 @@ class IdentityIssuerHttpTest {
         IdentityIssuerApplication.application()
             .run(
                 "--server.port=0",
+                "--management.server.port=0",
                 "--fencepost.issuer.clients.payout-worker.secret=worker-secret",
                 "--fencepost.issuer.clients.reconciler.secret=reconciler-secret",
                 "--fencepost.issuer.clients.rail-proxy.secret=proxy-secret",
                 "--fencepost.issuer.clients.operator.secret=operator-secret");
     baseUrl = "http://127.0.0.1:" + issuer.getEnvironment().getProperty("local.server.port");
+    managementUrl =
+        "http://127.0.0.1:" + issuer.getEnvironment().getProperty("local.management.port");
   }
 
   @AfterAll
@@ -90,9 +94,14 @@ class IdentityIssuerHttpTest {
     assertThat(other.statusCode()).isIn(401, 403);
     HttpResponse<String> health =
         http.send(
-            HttpRequest.newBuilder(URI.create(baseUrl + "/actuator/health")).GET().build(),
+            HttpRequest.newBuilder(URI.create(managementUrl + "/actuator/health")).GET().build(),
             HttpResponse.BodyHandlers.ofString());
     assertThat(health.statusCode()).isEqualTo(200);
+    HttpResponse<String> healthOnTheIssuerPort =
+        http.send(
+            HttpRequest.newBuilder(URI.create(baseUrl + "/actuator/health")).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(healthOnTheIssuerPort.statusCode()).isIn(401, 403, 404);
   }
 
   @Test
@@ -102,6 +111,7 @@ class IdentityIssuerHttpTest {
                 IdentityIssuerApplication.application()
                     .run(
                         "--server.port=0",
+                        "--management.server.port=0",
                         "--fencepost.issuer.clients.payout-worker.secret=worker-secret",
                         "--fencepost.issuer.clients.reconciler.secret=reconciler-secret",
                         "--fencepost.issuer.clients.rail-proxy.secret=proxy-secret"))

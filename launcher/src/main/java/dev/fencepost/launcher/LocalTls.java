@@ -199,7 +199,8 @@ public final class LocalTls implements JavaProcess.TlsSettings {
         pem + "keystore.certificate=file:" + certificateFile().toAbsolutePath(),
         pem + "keystore.private-key=file:" + privateKeyFile().toAbsolutePath(),
         pem + "reload-on-update=true",
-        "--server.ssl.bundle=" + BUNDLE);
+        "--server.ssl.bundle=" + BUNDLE,
+        "--management.server.ssl.bundle=" + BUNDLE);
   }
 
   /** A JVM's flags to trust the JDK's CAs and this run's (its default SSL context's trust). */

@@ -107,7 +107,8 @@ class LocalTlsTest {
             "--spring.ssl.bundle.pem.fencepost.keystore.private-key=file:"
                 + tls.privateKeyFile().toAbsolutePath(),
             "--spring.ssl.bundle.pem.fencepost.reload-on-update=true",
-            "--server.ssl.bundle=fencepost");
+            "--server.ssl.bundle=fencepost",
+            "--management.server.ssl.bundle=fencepost");
     assertThat(tls.trustJvmArgs())
         .contains("-Djavax.net.ssl.trustStore=" + tls.trustStore().toAbsolutePath());
   }

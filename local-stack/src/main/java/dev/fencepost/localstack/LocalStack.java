@@ -250,12 +250,14 @@ public final class LocalStack implements Callable<Integer> {
         String.format(
             """
             Services stay up until Ctrl-C:
-              lock server   %s
-              rail proxy    %s
+              lock server   %s   (management %s)
+              rail proxy    %s   (management %s)
               rail stub     %s   (GET /rail/admin/movements: every movement, the ground truth)
               PostgreSQL    127.0.0.1:%d  (databases %s, %s, %s, %s; user postgres)""",
             run.platform().lockServer().baseUrl(),
+            run.platform().lockServer().managementUrl(),
             run.platform().railProxy().baseUrl(),
+            run.platform().railProxy().managementUrl(),
             run.platform().railStub().baseUrl(),
             run.platform().postgres().port(),
             run.platform().lockdb().name(),

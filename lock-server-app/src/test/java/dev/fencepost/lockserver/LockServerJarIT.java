@@ -46,10 +46,12 @@ class LockServerJarIT {
             TestGrants.lockServerArg(),
             TestIdentities.serverArg());
     LockServerClient client = new LockServerClient("http://127.0.0.1:" + server.port());
+    LockServerClient management =
+        new LockServerClient("http://127.0.0.1:" + server.managementPort());
     await()
         .atMost(Duration.ofSeconds(120))
         .ignoreExceptions()
-        .until(() -> client.get("/actuator/health").status() == 200);
+        .until(() -> management.get("/actuator/health").status() == 200);
 
     String session = client.newSession("jar-probe");
     long token = client.acquire("payout:acc-jar", session, 0).token();

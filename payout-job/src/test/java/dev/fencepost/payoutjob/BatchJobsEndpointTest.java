@@ -37,10 +37,11 @@ class BatchJobsEndpointTest {
         platform.worker(
             "--spring.main.web-application-type=servlet",
             "--server.port=0",
+            "--management.server.port=0",
             "--management.endpoints.web.exposure.include=batchjobs,health");
     endpoint =
         "http://127.0.0.1:"
-            + worker.getEnvironment().getProperty("local.server.port")
+            + worker.getEnvironment().getProperty("local.management.port")
             + "/actuator/batchjobs/payoutJob";
   }
 

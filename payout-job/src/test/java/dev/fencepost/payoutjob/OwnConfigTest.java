@@ -23,7 +23,7 @@ class OwnConfigTest {
     assertThat(environment.getProperty("spring.config.name"))
         .isEqualTo("batch-defaults,payout-job");
     assertThat(environment.getProperty("spring.application.name")).isEqualTo("payout-job");
-    assertThat(environment.getProperty("server.port")).isEqualTo("8084");
+    assertThat(environment.getProperty("server.port")).isEqualTo("8085");
     assertThat(environment.getProperty("spring.batch.job.name")).isEqualTo("payoutJob");
     assertThat(environment.getProperty("spring.liquibase.change-log"))
         .isEqualTo(BatchDefaults.BATCHDB_CHANGELOG);

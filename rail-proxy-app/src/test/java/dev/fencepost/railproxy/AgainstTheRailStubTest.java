@@ -67,6 +67,7 @@ class AgainstTheRailStubTest {
     return RailStubApplication.application()
         .run(
             "--server.port=0",
+            "--management.server.port=0",
             "--spring.security.oauth2.resourceserver.jwt.jwk-set-uri="
                 + TestIdentities.ISSUER.jwkSetUri(),
             "--logging.structured.format.console=",

@@ -51,6 +51,7 @@ final class ProxyUnderTest {
       EmbeddedPostgresExtension db, WireMockServer rail, Path railTokenFile, String... more) {
     List<String> args = new ArrayList<>();
     args.add("--server.port=0");
+    args.add("--management.server.port=0");
     args.add("--spring.datasource.url=" + db.jdbcUrl());
     args.add("--fencepost.rail.base-url=" + rail.baseUrl());
     args.add("--fencepost.rail.timeout=5s");

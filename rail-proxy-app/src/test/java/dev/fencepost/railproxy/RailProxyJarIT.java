@@ -58,7 +58,10 @@ class RailProxyJarIT {
     await()
         .atMost(Duration.ofSeconds(120))
         .ignoreExceptions()
-        .until(() -> proxy.get("/actuator/health").statusCode() == 200);
+        .until(
+            () ->
+                new ProxyHttp(proxyProcess.managementPort()).get("/actuator/health").statusCode()
+                    == 200);
 
     var response = proxy.submit("po-jar", "acc-jar", 4);
 

@@ -41,6 +41,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -71,6 +72,7 @@ class RailSubmissionTest {
   @RegisterExtension CapturedEvents events = new CapturedEvents();
 
   @LocalServerPort int port;
+  @LocalManagementPort int managementPort;
   @Autowired MeterRegistry meters;
 
   ProxyHttp proxy;
@@ -569,7 +571,7 @@ class RailSubmissionTest {
     proxy.submit(payout, account, 1);
     proxy.submit(payout, account, 1);
 
-    String scrape = proxy.get("/actuator/prometheus").body();
+    String scrape = new ProxyHttp(managementPort).get("/actuator/prometheus").body();
 
     assertThat(scrape).contains("fencepost_rail_submissions_total{outcome=\"ACKED\"");
     assertThat(scrape)

@@ -36,7 +36,10 @@ class RailStubJarIT {
     await()
         .atMost(Duration.ofSeconds(90))
         .ignoreExceptions()
-        .until(() -> stub.get("/actuator/health").statusCode() == 200);
+        .until(
+            () ->
+                new StubHttp(stubProcess.managementPort()).get("/actuator/health").statusCode()
+                    == 200);
 
     assertThat(stub.post("/rail/payments", payment("jar-1"), Duration.ofSeconds(5)).statusCode())
         .isEqualTo(201);

@@ -39,6 +39,7 @@ class TlsServingTest {
   @TempDir Path dir;
 
   private ConfigurableApplicationContext stub;
+  private int managementPort;
 
   @AfterEach
   void stop() {
@@ -50,6 +51,7 @@ class TlsServingTest {
   private int start(LocalTls tls) {
     List<String> args = new ArrayList<>(tls.serverArgs());
     args.add("--server.port=0");
+    args.add("--management.server.port=0");
     args.add("--server.address=127.0.0.1");
     args.add("--spring.main.banner-mode=off");
     // Seconds, not Boot's default 10 s, so the reload test is quick.
@@ -57,6 +59,7 @@ class TlsServingTest {
     args.add(
         "--spring.security.oauth2.resourceserver.jwt.jwk-set-uri=" + StubHttp.ISSUER.jwkSetUri());
     stub = RailStubApplication.application().run(args.toArray(String[]::new));
+    managementPort = Integer.parseInt(stub.getEnvironment().getProperty("local.management.port"));
     return Integer.parseInt(stub.getEnvironment().getProperty("local.server.port"));
   }
 
@@ -87,25 +90,29 @@ class TlsServingTest {
     LocalTls tls = LocalTls.generate(dir.resolve("tls"));
     int port = start(tls);
 
-    HttpResponse<String> byIp = health(tls.sslContext(), "https://127.0.0.1:" + port);
-    HttpResponse<String> byName = health(tls.sslContext(), "https://localhost:" + port);
+    HttpResponse<String> byIp = health(tls.sslContext(), "https://127.0.0.1:" + managementPort);
+    HttpResponse<String> byName = health(tls.sslContext(), "https://localhost:" + managementPort);
 
     assertThat(byIp.statusCode()).isEqualTo(200);
     assertThat(byIp.body()).contains("UP");
     assertThat(byName.statusCode()).isEqualTo(200);
     assertThat(presentedSerial(tls, port)).isEqualTo(tls.serverCertificate().getSerialNumber());
+    assertThat(presentedSerial(tls, managementPort))
+        .isEqualTo(tls.serverCertificate().getSerialNumber());
   }
 
   @Test
-  void refusesPlainHttpOnItsPort() throws Exception {
+  void refusesPlainHttpOnItsPorts() throws Exception {
     LocalTls tls = LocalTls.generate(dir.resolve("tls"));
     int port = start(tls);
 
-    HttpResponse<String> plain = health(tls.sslContext(), "http://127.0.0.1:" + port);
+    HttpResponse<String> plain = health(tls.sslContext(), "http://127.0.0.1:" + managementPort);
+    HttpResponse<String> plainApi = health(tls.sslContext(), "http://127.0.0.1:" + port);
 
     // Tomcat answers a plain request on a TLS port with 400 and serves nothing of the application.
     assertThat(plain.statusCode()).isEqualTo(400);
     assertThat(plain.body()).doesNotContain("UP");
+    assertThat(plainApi.statusCode()).isEqualTo(400);
   }
 
   @Test
@@ -116,6 +123,8 @@ class TlsServingTest {
     LocalTls stranger = LocalTls.generate(dir.resolve("stranger"));
 
     assertThatThrownBy(() -> health(stranger.sslContext(), "https://127.0.0.1:" + port))
+        .isInstanceOf(SSLHandshakeException.class);
+    assertThatThrownBy(() -> health(stranger.sslContext(), "https://127.0.0.1:" + managementPort))
         .isInstanceOf(SSLHandshakeException.class);
   }
 
@@ -137,7 +146,15 @@ class TlsServingTest {
             () ->
                 assertThat(presentedSerial(tls, port))
                     .isEqualTo(renewed.serverCertificate().getSerialNumber()));
-    assertThat(health(tls.sslContext(), "https://127.0.0.1:" + port).statusCode()).isEqualTo(200);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () ->
+                assertThat(presentedSerial(tls, managementPort))
+                    .isEqualTo(renewed.serverCertificate().getSerialNumber()));
+    assertThat(health(tls.sslContext(), "https://127.0.0.1:" + managementPort).statusCode())
+        .isEqualTo(200);
     assertThat(output)
         .contains("\"event\":\"tls.bundle.reloaded\"")
         .contains(renewed.serverCertificate().getSerialNumber().toString(16));

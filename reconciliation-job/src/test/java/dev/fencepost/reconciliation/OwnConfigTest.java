@@ -31,7 +31,7 @@ class OwnConfigTest {
     assertThat(environment.getProperty("fencepost.reconciliation.settlement-window"))
         .isEqualTo("30m");
     // Nothing of the lock server's, the proxy's or the stub's files.
-    assertThat(environment.getProperty("server.port")).isNull();
+    assertThat(environment.getProperty("server.port")).isEqualTo("8086");
     assertThat(environment.getProperty("fencepost.lock.backend")).isNull();
     assertThat(environment.getProperty("fencepost.rail.base-url")).isNull();
     assertThat(environment.getProperty("fencepost.stub.seed")).isNull();

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -40,7 +40,11 @@ abstract class ReconciliationTestBase {
   }
 
   @Autowired LockTemplate locks;
-  @LocalServerPort int port;
+
+  /**
+   * The management port: the operator endpoints, the job launcher and the scrape are served there.
+   */
+  @LocalManagementPort int managementPort;
 
   final CapturedEvents events = new CapturedEvents();
   World world;

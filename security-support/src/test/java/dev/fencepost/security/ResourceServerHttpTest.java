@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.HttpMethod;
@@ -30,6 +31,8 @@ import org.springframework.web.bind.annotation.RestController;
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {
       "management.endpoints.web.exposure.include=health,metrics",
+      // A port of their own, as every Fencepost application has; RANDOM_PORT makes it random too.
+      "management.server.port=0",
       // Colons escaped: the inlined properties are in .properties syntax.
       "fencepost.security.subject-roles[system\\:serviceaccount\\:pay\\:worker]=PAYOUT_WORKER"
     })
@@ -39,6 +42,7 @@ class ResourceServerHttpTest {
   static final HttpClient http = HttpClient.newHttpClient();
 
   @LocalServerPort int port;
+  @LocalManagementPort int managementPort;
 
   @DynamicPropertySource
   static void issuer(DynamicPropertyRegistry registry) {
@@ -165,13 +169,25 @@ class ResourceServerHttpTest {
   }
 
   @Test
-  void healthIsOpenAndOtherManagementEndpointsNeedOperator() throws Exception {
-    assertThat(get("/actuator/health", null).statusCode()).isEqualTo(200);
-    assertThat(get("/actuator/metrics", null).statusCode()).isEqualTo(401);
-    assertThat(get("/actuator/metrics", keys.token("w1", FencepostRole.PAYOUT_WORKER)).statusCode())
+  void healthIsOpenOnTheManagementPortAndOtherManagementEndpointsNeedOperator() throws Exception {
+    assertThat(get(managementPort, "/actuator/health", null).statusCode()).isEqualTo(200);
+    assertThat(get(managementPort, "/actuator/metrics", null).statusCode()).isEqualTo(401);
+    assertThat(
+            get(managementPort, "/actuator/metrics", keys.token("w1", FencepostRole.PAYOUT_WORKER))
+                .statusCode())
         .isEqualTo(403);
-    assertThat(get("/actuator/metrics", keys.token("ops", FencepostRole.OPERATOR)).statusCode())
+    assertThat(
+            get(managementPort, "/actuator/metrics", keys.token("ops", FencepostRole.OPERATOR))
+                .statusCode())
         .isEqualTo(200);
+  }
+
+  @Test
+  void managementEndpointsAreNotServedOnTheApplicationPort() throws Exception {
+    assertThat(managementPort).isNotEqualTo(port);
+    assertThat(get("/actuator/health", null).statusCode()).isEqualTo(401);
+    assertThat(get("/actuator/health", keys.token("ops", FencepostRole.OPERATOR)).statusCode())
+        .isIn(403, 404);
   }
 
   /** GET {@code path} (with {@code token}, if any) is answered 200 with {@code body}. */
@@ -188,6 +204,10 @@ class ResourceServerHttpTest {
   }
 
   private HttpResponse<String> get(String path, String token) throws Exception {
+    return get(port, path, token);
+  }
+
+  private static HttpResponse<String> get(int port, String path, String token) throws Exception {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET();
     if (token != null) {

@@ -196,7 +196,7 @@ class UnauthorisedCallerIT {
     String proxy = services.proxy.baseUrl();
     String stub = services.stub.baseUrl();
     String lock = services.lockServer.baseUrl();
-    String ops = services.reconciliation.baseUrl() + "/actuator";
+    String ops = services.reconciliation.managementUrl() + "/actuator";
     FencepostRole reconciler = FencepostRole.RECONCILER;
     return List.of(
         new Attack(

@@ -29,6 +29,10 @@ import javax.net.ssl.SSLContext;
  * <p>Signals go only to this process's own PID ({@code kill -<SIG> <pid>}), never to a name or a
  * group. Every process is registered with {@link ProcessReaper}, so none outlives the JVM that
  * started it, even when that JVM is itself killed.
+ *
+ * <p>An HTTP service gets two loopback ports: its application port and its management port (Spring
+ * Boot's {@code management.server.port}), where health, the metrics scrape and the operator's
+ * management endpoints are served ({@link #managementUrl()}).
  */
 public final class JavaProcess implements AutoCloseable {
 
@@ -60,6 +64,7 @@ public final class JavaProcess implements AutoCloseable {
   private final List<String> command;
   private final Map<String, String> environment;
   private final int port;
+  private final int managementPort;
   private final Path log;
   private final SSLContext tls;
   private Process process;
@@ -70,12 +75,14 @@ public final class JavaProcess implements AutoCloseable {
       List<String> command,
       Map<String, String> environment,
       int port,
+      int managementPort,
       Path log,
       SSLContext tls) {
     this.name = name;
     this.command = List.copyOf(command);
     this.environment = Map.copyOf(environment);
     this.port = port;
+    this.managementPort = managementPort;
     this.log = log;
     this.tls = tls;
   }
@@ -142,6 +149,22 @@ public final class JavaProcess implements AutoCloseable {
       throw new IllegalStateException(name + " was started without an HTTP port");
     }
     return (tls != null ? "https" : "http") + "://127.0.0.1:" + port;
+  }
+
+  /** The management port it was started on; 0 for a process that serves no HTTP. */
+  public int managementPort() {
+    return managementPort;
+  }
+
+  /**
+   * {@code https://127.0.0.1:<management port>} (or {@code http://} without TLS): where its {@code
+   * /actuator/*} endpoints are, health and the scrape open, the rest for operators.
+   */
+  public String managementUrl() {
+    if (managementPort == 0) {
+      throw new IllegalStateException(name + " was started without an HTTP port");
+    }
+    return (tls != null ? "https" : "http") + "://127.0.0.1:" + managementPort;
   }
 
   /** Whether it serves HTTPS. */
@@ -247,8 +270,8 @@ public final class JavaProcess implements AutoCloseable {
   }
 
   /**
-   * Waits until {@code GET /actuator/health} answers 200. Fails at once, naming the log, when the
-   * process exits first.
+   * Waits until {@code GET /actuator/health} on its management port answers 200. Fails at once,
+   * naming the log, when the process exits first.
    */
   public JavaProcess awaitHealthy(Duration atMost) {
     if (!awaitHealthyOrExited(atMost)) {
@@ -284,7 +307,7 @@ public final class JavaProcess implements AutoCloseable {
     }
     HttpClient http = client.build();
     HttpRequest health =
-        HttpRequest.newBuilder(URI.create(baseUrl() + "/actuator/health"))
+        HttpRequest.newBuilder(URI.create(managementUrl() + "/actuator/health"))
             .timeout(Duration.ofSeconds(2))
             .GET()
             .build();
@@ -393,6 +416,7 @@ public final class JavaProcess implements AutoCloseable {
     private final Map<String, String> environment = new LinkedHashMap<>();
     private String heap = "256m";
     private int port;
+    private int managementPort;
     private Path log;
     private TlsSettings tls;
 
@@ -435,10 +459,17 @@ public final class JavaProcess implements AutoCloseable {
 
     /**
      * A Spring Boot service on this loopback port ({@code --server.port}, {@code
-     * --server.address=127.0.0.1}); 0 picks a free one now, before the process starts.
+     * --server.address=127.0.0.1}), with its management endpoints on a free loopback port of their
+     * own ({@code --management.server.port}); 0 picks a free application port now, before the
+     * process starts.
      */
     public Builder httpPort(int port) {
       this.port = port == 0 ? freeLoopbackPort() : port;
+      int management = freeLoopbackPort();
+      while (management == this.port) {
+        management = freeLoopbackPort();
+      }
+      this.managementPort = management;
       return this;
     }
 
@@ -471,6 +502,8 @@ public final class JavaProcess implements AutoCloseable {
       if (port != 0) {
         command.add("--server.port=" + port);
         command.add("--server.address=127.0.0.1");
+        command.add("--management.server.port=" + managementPort);
+        command.add("--management.server.address=127.0.0.1");
         if (tls != null) {
           command.addAll(tls.serverArgs());
         }
@@ -485,7 +518,13 @@ public final class JavaProcess implements AutoCloseable {
         }
       }
       return new JavaProcess(
-              name, command, environment, port, output, tls == null ? null : tls.sslContext())
+              name,
+              command,
+              environment,
+              port,
+              managementPort,
+              output,
+              tls == null ? null : tls.sslContext())
           .spawn();
     }
   }

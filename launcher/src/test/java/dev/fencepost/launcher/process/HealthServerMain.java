@@ -7,18 +7,22 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * A stand-in service for {@link JavaProcessTest}: answers {@code GET /actuator/health} on {@code
- * --server.port}. With {@code --fail-first=<file>} it exits with code 3 unless the file exists,
- * creating it, so its first start fails and the next one serves.
+ * A stand-in service for {@link JavaProcessTest}: listens on {@code --server.port} and answers
+ * {@code GET /actuator/health} on {@code --management.server.port}, as a Spring Boot service does.
+ * With {@code --fail-first=<file>} it exits with code 3 unless the file exists, creating it, so its
+ * first start fails and the next one serves.
  */
 public final class HealthServerMain {
 
   public static void main(String[] args) throws Exception {
     int port = 0;
+    int managementPort = 0;
     Path failFirst = null;
     for (String arg : args) {
       if (arg.startsWith("--server.port=")) {
         port = Integer.parseInt(arg.substring("--server.port=".length()));
+      } else if (arg.startsWith("--management.server.port=")) {
+        managementPort = Integer.parseInt(arg.substring("--management.server.port=".length()));
       } else if (arg.startsWith("--fail-first=")) {
         failFirst = Path.of(arg.substring("--fail-first=".length()));
       }
@@ -30,7 +34,11 @@ public final class HealthServerMain {
     }
     HttpServer server =
         HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
-    server.createContext(
+    server.start();
+    HttpServer management =
+        HttpServer.create(
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), managementPort), 16);
+    management.createContext(
         "/actuator/health",
         exchange -> {
           byte[] body = "{\"status\":\"UP\"}".getBytes();
@@ -38,7 +46,7 @@ public final class HealthServerMain {
           exchange.getResponseBody().write(body);
           exchange.close();
         });
-    server.start();
+    management.start();
     System.out.println("serving on " + port);
   }
 }

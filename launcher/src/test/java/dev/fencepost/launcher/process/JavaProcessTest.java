@@ -43,7 +43,7 @@ class JavaProcessTest {
 
   private int health() throws Exception {
     return http.send(
-            HttpRequest.newBuilder(URI.create(process.baseUrl() + "/actuator/health"))
+            HttpRequest.newBuilder(URI.create(process.managementUrl() + "/actuator/health"))
                 .timeout(Duration.ofMillis(500))
                 .build(),
             HttpResponse.BodyHandlers.discarding())
@@ -55,6 +55,7 @@ class JavaProcessTest {
     JavaProcess.Builder builder = service();
     process = builder.start().awaitHealthy(START);
     assertThat(process.port()).isPositive();
+    assertThat(process.managementPort()).isPositive().isNotEqualTo(process.port());
     assertThat(health()).isEqualTo(200);
     assertThat(process.logLines("serving on " + process.port())).hasSize(1);
   }
@@ -72,6 +73,7 @@ class JavaProcessTest {
   void aKilledProcessIsGoneAndRestartsOnTheSamePort() throws Exception {
     process = service().start().awaitHealthy(START);
     int port = process.port();
+    int managementPort = process.managementPort();
     long firstPid = process.pid();
     process.kill();
     assertThat(process.isAlive()).isFalse();
@@ -81,6 +83,7 @@ class JavaProcessTest {
     process.restart().awaitHealthy(START);
     assertThat(process.pid()).isNotEqualTo(firstPid);
     assertThat(process.port()).isEqualTo(port);
+    assertThat(process.managementPort()).isEqualTo(managementPort);
     assertThat(health()).isEqualTo(200);
   }
 

@@ -138,6 +138,7 @@ class SignedGrantsTest {
         new ArrayList<>(
             List.of(
                 "--server.port=0",
+                "--management.server.port=0",
                 "--server.address=127.0.0.1",
                 "--spring.main.banner-mode=off",
                 "--spring.datasource.url=" + lockdb.jdbcUrl(),

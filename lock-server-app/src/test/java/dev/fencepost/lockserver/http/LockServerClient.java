@@ -53,6 +53,18 @@ public final class LockServerClient {
     return new LockServerClient("http://127.0.0.1:" + port);
   }
 
+  /**
+   * A client of the management port ({@code /actuator/*}) of a lock server started in this JVM with
+   * {@code --management.server.port=0}.
+   */
+  public static LockServerClient managementOf(ConfigurableApplicationContext server) {
+    String port = server.getEnvironment().getProperty("local.management.port");
+    if (port == null) {
+      throw new IllegalStateException("the server has no management port of its own");
+    }
+    return new LockServerClient("http://127.0.0.1:" + port);
+  }
+
   /** A response: status, parsed body (null if empty) and the raw body. */
   public record Response(int status, JsonNode json, String body, String contentType) {
     public String code() {

@@ -34,6 +34,7 @@ public abstract class LockServerHttpContractTest {
 
   private ConfigurableApplicationContext server;
   protected LockServerClient client;
+  protected LockServerClient management;
 
   /** Properties selecting and configuring the backend, e.g. {@code fencepost.lock.backend}. */
   protected abstract Map<String, Object> backendProperties();
@@ -43,6 +44,7 @@ public abstract class LockServerHttpContractTest {
     Map<String, Object> properties = new HashMap<>(backendProperties());
     properties.put("server.port", "0");
     properties.put("server.address", "127.0.0.1");
+    properties.put("management.server.port", "0");
     properties.put("fencepost.lock.min-ttl", "1s");
     properties.put("fencepost.lock.max-ttl", "5m");
     properties.put("fencepost.lock.max-wait", "30s");
@@ -60,6 +62,7 @@ public abstract class LockServerHttpContractTest {
                     .toArray(String[]::new));
     int port = ((WebServerApplicationContext) server).getWebServer().getPort();
     client = new LockServerClient("http://127.0.0.1:" + port);
+    management = LockServerClient.managementOf(server);
   }
 
   @AfterAll
@@ -350,7 +353,7 @@ public abstract class LockServerHttpContractTest {
     client.release(key, session, token);
     client.revoke(key, "oncall", "probe");
 
-    String scrape = client.get("/actuator/prometheus").body();
+    String scrape = management.get("/actuator/prometheus").body();
 
     assertThat(scrape).contains("fencepost_lock_operations_seconds_count");
     assertThat(scrape).contains("fencepost_lock_revokes_total");
@@ -360,7 +363,7 @@ public abstract class LockServerHttpContractTest {
 
   @Test
   void healthIsUp() {
-    Response health = client.get("/actuator/health");
+    Response health = management.get("/actuator/health");
     assertThat(health.status()).isEqualTo(200);
     assertThat(health.json().get("status").asString()).isEqualTo("UP");
   }

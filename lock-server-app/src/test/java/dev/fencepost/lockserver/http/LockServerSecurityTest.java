@@ -251,11 +251,23 @@ class LockServerSecurityTest {
   }
 
   @Test
-  void healthIsOpenAndOtherManagementEndpointsNeedAnOperator() {
-    assertThat(anonymous.get("/actuator/health").status()).isEqualTo(200);
-    assertThat(anonymous.get("/actuator/metrics").status()).isEqualTo(401);
-    assertThat(worker.get("/actuator/metrics").status()).isEqualTo(403);
-    assertThat(operator.get("/actuator/metrics").status()).isEqualTo(200);
+  void healthIsOpenOnTheManagementPortAndOtherManagementEndpointsNeedAnOperator() {
+    LockServerClient management = LockServerClient.managementOf(server);
+    assertThat(management.anonymous().get("/actuator/health").status()).isEqualTo(200);
+    assertThat(management.anonymous().get("/actuator/prometheus").status()).isEqualTo(200);
+    assertThat(management.anonymous().get("/actuator/metrics").status()).isEqualTo(401);
+    LockServerClient asWorker =
+        management.as(TestIdentities.as("worker-1", FencepostRole.PAYOUT_WORKER));
+    assertThat(asWorker.get("/actuator/metrics").status()).isEqualTo(403);
+    assertThat(
+            management.as(TestIdentities.operator("ops-alice")).get("/actuator/metrics").status())
+        .isEqualTo(200);
+  }
+
+  @Test
+  void theApplicationPortServesNoManagementEndpoint() {
+    assertThat(anonymous.get("/actuator/health").status()).isEqualTo(401);
+    assertThat(operator.get("/actuator/health").status()).isIn(403, 404);
   }
 
   @Test

@@ -8,6 +8,7 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
@@ -19,6 +20,7 @@ import org.springframework.boot.security.oauth2.client.autoconfigure.servlet.OAu
 import org.springframework.boot.security.oauth2.server.resource.autoconfigure.servlet.JwkSetUriJwtDecoderBuilderCustomizer;
 import org.springframework.boot.security.oauth2.server.resource.autoconfigure.servlet.OAuth2ResourceServerAutoConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configurers.AbstractHttpConfigurer;
 import org.springframework.security.config.http.SessionCreationPolicy;
@@ -42,8 +44,11 @@ import org.springframework.security.web.firewall.RequestRejectedHandler;
  *   <li>Authorities come from the roles claim and the subject-roles map; the principal's name from
  *       {@code fencepost.security.principal-claim}.
  *   <li>Order of rules: error dispatches pass (the original request was already authorized);
- *       management {@code health} and {@code prometheus} are open; every other management endpoint
- *       needs OPERATOR; then the application's {@link EndpointAccess} rules; anything else is
+ *       management {@code health} and {@code prometheus} are open when, and only when, the
+ *       management endpoints have a port of their own ({@code management.server.port}), so probes
+ *       and the scrape reach them there and never on the application's port; every other management
+ *       endpoint, and {@code health} and {@code prometheus} too when they share the application's
+ *       port, needs OPERATOR; then the application's {@link EndpointAccess} rules; anything else is
  *       denied.
  *   <li>Refusals are problem+json ({@link RefusalHandlers}).
  * </ul>
@@ -98,7 +103,8 @@ public final class ResourceServerSecurityAutoConfiguration {
       HttpSecurity http,
       FencepostSecurityProperties properties,
       ObjectProvider<EndpointAccess> endpointAccess,
-      ObjectProvider<JwtDecoder> jwtDecoder)
+      ObjectProvider<JwtDecoder> jwtDecoder,
+      Environment environment)
       throws Exception {
     List<EndpointAccess> declared = endpointAccess.orderedStream().toList();
     DeclaredRules rules = new DeclaredRules();
@@ -107,6 +113,17 @@ public final class ResourceServerSecurityAutoConfiguration {
       throw new IllegalStateException(
           "no JWT decoder: set spring.security.oauth2.resourceserver.jwt.jwk-set-uri (or"
               + " issuer-uri) to the identity issuer's keys; docs/security.md");
+    }
+    // Probes and the scrape come unauthenticated from the cluster, so the endpoints they read are
+    // open only where nothing else is served: on a management port of its own. Sharing the
+    // application's port fails closed rather than exposing them beside the API.
+    boolean probesOpen = ManagementPortType.get(environment) == ManagementPortType.DIFFERENT;
+    if (!probesOpen) {
+      log.atWarn()
+          .addKeyValue("event", "security.management_port_shared")
+          .log(
+              "management endpoints share the application's port: health and prometheus need an"
+                  + " OPERATOR token; set management.server.port");
     }
     RefusalHandlers refusals = new RefusalHandlers();
     JwtAuthenticationConverter tokens = new JwtAuthenticationConverter();
@@ -126,7 +143,9 @@ public final class ResourceServerSecurityAutoConfiguration {
         .authorizeHttpRequests(
             registry -> {
               registry.dispatcherTypeMatchers(DispatcherType.ERROR).permitAll();
-              registry.requestMatchers(EndpointRequest.to("health", "prometheus")).permitAll();
+              if (probesOpen) {
+                registry.requestMatchers(EndpointRequest.to("health", "prometheus")).permitAll();
+              }
               registry
                   .requestMatchers(EndpointRequest.toAnyEndpoint())
                   .hasRole(FencepostRole.OPERATOR.name());

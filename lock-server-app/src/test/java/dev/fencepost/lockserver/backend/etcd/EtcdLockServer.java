@@ -21,6 +21,7 @@ final class EtcdLockServer {
       String endpoints, String keyPrefix, String... moreArgs) {
     List<String> args = new ArrayList<>();
     args.add("--server.port=0");
+    args.add("--management.server.port=0");
     args.add("--server.address=127.0.0.1");
     args.add("--fencepost.lock.backend=etcd");
     args.add("--fencepost.lock.etcd.endpoints=" + endpoints);

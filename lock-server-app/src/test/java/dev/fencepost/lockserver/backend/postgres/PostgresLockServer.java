@@ -25,6 +25,7 @@ public final class PostgresLockServer {
       EmbeddedPostgresExtension lockdb, String... moreArgs) {
     List<String> args = new ArrayList<>();
     args.add("--server.port=0");
+    args.add("--management.server.port=0");
     args.add("--server.address=127.0.0.1");
     args.add("--spring.datasource.url=" + lockdb.jdbcUrl());
     // Short enough for the tests' own leases.

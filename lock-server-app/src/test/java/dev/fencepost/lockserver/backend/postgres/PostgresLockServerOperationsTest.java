@@ -140,7 +140,7 @@ class PostgresLockServerOperationsTest {
                     .containsEntry("operator", "oncall-jane")
                     .containsEntry("revokedToken", token)
                     .containsEntry("alert", true));
-    assertThat(a.get("/actuator/prometheus").body())
+    assertThat(LockServerClient.managementOf(first).get("/actuator/prometheus").body())
         .containsPattern("fencepost_lock_revokes_total\\{[^}]*\\} 1\\.0");
   }
 

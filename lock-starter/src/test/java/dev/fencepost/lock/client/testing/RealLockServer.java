@@ -60,6 +60,7 @@ public final class RealLockServer {
   private static RealLockServer start(Backend backend) {
     List<String> args = new ArrayList<>();
     args.add("--server.port=0");
+    args.add("--management.server.port=0");
     args.add("--server.address=127.0.0.1");
     args.add("--spring.main.banner-mode=off");
     args.add("--logging.structured.format.console=");
