@@ -81,15 +81,9 @@ public final class LocalPlatform implements AutoCloseable {
         postgres.alterRole("synchronous_commit", "on");
       }
       this.lockdb = postgres.createDatabase("lockdb");
-      this.paydb =
-          postgres
-              .createDatabase("paydb")
-              .applyChangelog("db/changelog/paydb/db.changelog-master.yaml");
+      this.paydb = createPaydb(postgres, "paydb");
       this.proxydb = postgres.createDatabase("proxydb");
-      this.batchdb =
-          postgres
-              .createDatabase("batchdb")
-              .applyChangelog("db/changelog/batchdb/db.changelog-master.yaml");
+      this.batchdb = createBatchdb(postgres, "batchdb");
       b.onReady.accept("databases");
       List<String> backendArgs;
       if (b.backend == LockBackend.ETCD) {
@@ -166,6 +160,26 @@ public final class LocalPlatform implements AutoCloseable {
   /** A platform whose logs go to {@code workDir}. */
   public static Builder builder(Path workDir) {
     return new Builder(workDir);
+  }
+
+  /**
+   * A new database {@code name} on {@code postgres} with paydb's schema (its changelog applied).
+   */
+  public static PostgresDatabase createPaydb(EmbeddedPostgresServer postgres, String name) {
+    return postgres
+        .createDatabase(name)
+        .applyChangelog("db/changelog/paydb/db.changelog-master.yaml");
+  }
+
+  /**
+   * A new database {@code name} on {@code postgres} with batchdb's schema applied before any job
+   * starts: two jobs booting together on a fresh batchdb would race to create Liquibase's own
+   * tables.
+   */
+  public static PostgresDatabase createBatchdb(EmbeddedPostgresServer postgres, String name) {
+    return postgres
+        .createDatabase(name)
+        .applyChangelog("db/changelog/batchdb/db.changelog-master.yaml");
   }
 
   /** {@code --spring.datasource.*} for an application on {@code database}. */

@@ -1,11 +1,10 @@
 package dev.fencepost.railproxy;
 
-import static dev.fencepost.railproxy.ProxyHttp.json;
+import static dev.fencepost.testsupport.http.TestHttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.railstub.RailStubApplication;
 import dev.fencepost.security.FencepostRole;
-import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -54,10 +53,7 @@ class AgainstTheRailStubTest {
 
   @DynamicPropertySource
   static void wire(DynamicPropertyRegistry registry) {
-    registry.add("spring.datasource.url", proxydb::jdbcUrl);
-    registry.add(
-        "fencepost.proxy.grants.jwk-set-file", () -> TestGrants.keys().publicFile().toString());
-    TestIdentities.register(registry);
+    ProxyUnderTest.register(registry, proxydb);
     registry.add("fencepost.rail.base-url", () -> "http://127.0.0.1:" + stubPort());
     registry.add("fencepost.rail.timeout", () -> "500ms");
   }

@@ -1,17 +1,13 @@
 package dev.fencepost.railproxy;
 
-import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
-import static com.github.tomakehurst.wiremock.client.WireMock.post;
-import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
-import static dev.fencepost.railproxy.ProxyHttp.json;
+import static dev.fencepost.testsupport.http.TestHttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.fencepost.testsupport.generate.Generated;
-import dev.fencepost.testsupport.grants.TestGrants;
+import dev.fencepost.testsupport.http.TestHttp;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.io.ByteArrayInputStream;
 import java.net.URI;
@@ -48,7 +44,8 @@ class BadInputTest {
   @RegisterExtension
   static EmbeddedPostgresExtension proxydb = EmbeddedPostgresExtension.withChangelog(null);
 
-  static final WireMockServer rail = startRail();
+  // Would settle, were it ever reached: after each test it must have seen no request at all.
+  static final WireMockServer rail = ProxyUnderTest.settlingRail("R");
 
   @LocalServerPort int port;
   ProxyHttp proxy;
@@ -56,20 +53,8 @@ class BadInputTest {
 
   @DynamicPropertySource
   static void wire(DynamicPropertyRegistry registry) {
-    registry.add("spring.datasource.url", proxydb::jdbcUrl);
-    registry.add(
-        "fencepost.proxy.grants.jwk-set-file", () -> TestGrants.keys().publicFile().toString());
-    TestIdentities.register(registry);
+    ProxyUnderTest.register(registry, proxydb);
     registry.add("fencepost.rail.base-url", rail::baseUrl);
-  }
-
-  private static WireMockServer startRail() {
-    WireMockServer server = new WireMockServer(options().dynamicPort());
-    server.start();
-    server.stubFor(
-        post(urlEqualTo("/rail/payments"))
-            .willReturn(aResponse().withStatus(201).withBody("{\"railReference\":\"R\"}")));
-    return server;
   }
 
   @AfterAll
@@ -169,7 +154,7 @@ class BadInputTest {
         BadBodies::mutation,
         mutation -> {
           HttpResponse<String> response =
-              proxy.post("/v1/submissions", ProxyHttp.JSON.writeValueAsString(mutation.body()));
+              proxy.post("/v1/submissions", TestHttp.JSON.writeValueAsString(mutation.body()));
 
           assertThat(response.statusCode()).as(mutation.toString()).isEqualTo(400);
           assertProblem(response, "INVALID_REQUEST");

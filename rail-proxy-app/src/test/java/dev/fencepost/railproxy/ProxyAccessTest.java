@@ -14,6 +14,7 @@ import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.fencepost.security.EndpointAccess;
 import dev.fencepost.security.FencepostRole;
 import dev.fencepost.testsupport.grants.TestGrants;
+import dev.fencepost.testsupport.http.TestHttp;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import dev.fencepost.testsupport.security.AccessMatrix;
@@ -185,7 +186,7 @@ class ProxyAccessTest {
     HttpResponse<String> response = worker.submit("po-no-cred", "acc-nc", 5);
 
     assertThat(response.statusCode()).isEqualTo(503);
-    assertThat(ProxyHttp.json(response).get("code").asString())
+    assertThat(TestHttp.json(response).get("code").asString())
         .isEqualTo("RAIL_CREDENTIALS_UNAVAILABLE");
     assertThat(count("rail_submission")).isZero();
     assertThat(count("account_high_water")).isZero();

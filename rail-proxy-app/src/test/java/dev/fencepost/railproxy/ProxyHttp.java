@@ -2,18 +2,13 @@ package dev.fencepost.railproxy;
 
 import dev.fencepost.security.FencepostRole;
 import dev.fencepost.testsupport.grants.TestGrants;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
+import dev.fencepost.testsupport.http.TestHttp;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Talks to the proxy over real HTTP, as the payout worker does. Each request carries the bearer
@@ -22,15 +17,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class ProxyHttp {
 
-  static final JsonMapper JSON = JsonMapper.builder().build();
-
-  private final HttpClient client =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
-  private final String base;
-  private final Function<HttpRequest, String> tokens;
+  private final TestHttp http;
 
   ProxyHttp(int port) {
     this(port, ProxyHttp::callerToken);
@@ -38,8 +25,7 @@ final class ProxyHttp {
 
   /** Requests carry the token {@code tokens} picks for each (null: none). */
   ProxyHttp(int port, Function<HttpRequest, String> tokens) {
-    this.base = "http://127.0.0.1:" + port;
-    this.tokens = tokens;
+    this.http = TestHttp.loopback(port, Duration.ofSeconds(30), tokens);
   }
 
   /** A caller without credentials. */
@@ -73,50 +59,23 @@ final class ProxyHttp {
   }
 
   HttpResponse<String> submit(String payoutId, String accountId, long token) {
-    return post("/v1/submissions", JSON.writeValueAsString(body(payoutId, accountId, token)));
+    return post(
+        "/v1/submissions", TestHttp.JSON.writeValueAsString(body(payoutId, accountId, token)));
   }
 
   HttpResponse<String> post(String path, String body) {
-    return send(
-        HttpRequest.newBuilder(URI.create(base + path))
-            .timeout(Duration.ofSeconds(30))
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body))
-            .build());
+    return TestHttp.unchecked(() -> http.post(path, body));
   }
 
   HttpResponse<String> get(String path) {
-    return send(
-        HttpRequest.newBuilder(URI.create(base + path))
-            .timeout(Duration.ofSeconds(30))
-            .GET()
-            .build());
+    return TestHttp.unchecked(() -> http.get(path));
   }
 
   HttpResponse<String> send(HttpRequest request) {
-    String token =
-        request.headers().firstValue("Authorization").isPresent() ? null : tokens.apply(request);
-    HttpRequest authorized =
-        token == null
-            ? request
-            : HttpRequest.newBuilder(request, (name, value) -> true)
-                .header("Authorization", "Bearer " + token)
-                .build();
-    try {
-      return client.send(authorized, HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    return TestHttp.unchecked(() -> http.send(request));
   }
 
   String base() {
-    return base;
-  }
-
-  static JsonNode json(HttpResponse<String> response) {
-    return JSON.readTree(response.body());
+    return http.base();
   }
 }

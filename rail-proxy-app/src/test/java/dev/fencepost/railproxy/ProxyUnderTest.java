@@ -6,16 +6,19 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
+import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
- * What the tests that start a proxy themselves (rather than through {@code @SpringBootTest}) have
- * in common: a WireMock rail that settles every payment, and the arguments every such proxy starts
- * with. Each test adds only what it is about (a switch, a key source, a verifier).
+ * What the tests of a proxy have in common: a WireMock rail that settles every payment, the
+ * arguments every proxy a test starts itself begins with, and the properties of one that {@code
+ * SpringBootTest} starts. Each test adds only what it is about (a switch, a key source, a
+ * verifier).
  */
 final class ProxyUnderTest {
 
@@ -63,6 +66,17 @@ final class ProxyUnderTest {
   /** The same, with the module's long-lived rail credential. */
   static List<String> args(EmbeddedPostgresExtension db, WireMockServer rail) {
     return args(db, rail, TestIdentities.RAIL_TOKEN_FILE);
+  }
+
+  /**
+   * For a {@code SpringBootTest} proxy: proxydb in {@code db}, the test grant keys' file and the
+   * module's test issuer. Each test adds its rail.
+   */
+  static void register(DynamicPropertyRegistry registry, EmbeddedPostgresExtension db) {
+    registry.add("spring.datasource.url", db::jdbcUrl);
+    registry.add(
+        "fencepost.proxy.grants.jwk-set-file", () -> TestGrants.keys().publicFile().toString());
+    TestIdentities.register(registry);
   }
 
   /** The port a started proxy listens on. */

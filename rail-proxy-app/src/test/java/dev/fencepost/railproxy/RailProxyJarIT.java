@@ -2,7 +2,7 @@ package dev.fencepost.railproxy;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static dev.fencepost.railproxy.ProxyHttp.json;
+import static dev.fencepost.testsupport.http.TestHttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

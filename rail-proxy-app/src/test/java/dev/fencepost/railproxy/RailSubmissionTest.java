@@ -9,7 +9,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
-import static dev.fencepost.railproxy.ProxyHttp.json;
+import static dev.fencepost.testsupport.http.TestHttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -19,7 +19,7 @@ import com.github.tomakehurst.wiremock.extension.Parameters;
 import com.github.tomakehurst.wiremock.extension.ServeEventListener;
 import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
-import dev.fencepost.testsupport.grants.TestGrants;
+import dev.fencepost.testsupport.http.TestHttp;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -81,10 +81,7 @@ class RailSubmissionTest {
 
   @DynamicPropertySource
   static void wire(DynamicPropertyRegistry registry) {
-    registry.add("spring.datasource.url", proxydb::jdbcUrl);
-    registry.add(
-        "fencepost.proxy.grants.jwk-set-file", () -> TestGrants.keys().publicFile().toString());
-    TestIdentities.register(registry);
+    ProxyUnderTest.register(registry, proxydb);
     registry.add("fencepost.rail.base-url", rail::baseUrl);
     // Short budgets keep the suite fast; not so short that a cold JVM on a busy machine trips them.
     registry.add("fencepost.rail.timeout", () -> "1s");
@@ -181,67 +178,33 @@ class RailSubmissionTest {
   @Tag("FR-20")
   @Tag("UC-05")
   void aResponseSlowerThanTheTimeoutIsAmbiguousAndNeverRetried() {
-    String payout = payout();
-    railAnswers(payout, created("RAIL-LATE").withFixedDelay(2_500));
-
-    HttpResponse<String> response = proxy.submit(payout, account(), 7);
-
-    assertThat(json(response).get("outcome").asString()).isEqualTo("TIMEOUT");
-    assertRecorded(payout, "TIMEOUT");
-    assertRailSawExactlyOne(payout);
+    assertAmbiguousAndSentOnce(created("RAIL-LATE").withFixedDelay(2_500));
   }
 
   @Test
   @Tag("FR-20")
   @Tag("UC-05")
   void aConnectionResetIsAmbiguousAndNeverRetried() {
-    String payout = payout();
-    railAnswers(payout, aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
-
-    HttpResponse<String> response = proxy.submit(payout, account(), 7);
-
-    assertThat(json(response).get("outcome").asString()).isEqualTo("TIMEOUT");
-    assertRecorded(payout, "TIMEOUT");
-    assertRailSawExactlyOne(payout);
+    assertAmbiguousAndSentOnce(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
   }
 
   @Test
   @Tag("FR-20")
   @Tag("UC-05")
   void anEmptyResponseIsAmbiguousAndNeverRetried() {
-    String payout = payout();
-    railAnswers(payout, aResponse().withFault(Fault.EMPTY_RESPONSE));
-
-    HttpResponse<String> response = proxy.submit(payout, account(), 7);
-
-    assertThat(json(response).get("outcome").asString()).isEqualTo("TIMEOUT");
-    assertRecorded(payout, "TIMEOUT");
-    assertRailSawExactlyOne(payout);
+    assertAmbiguousAndSentOnce(aResponse().withFault(Fault.EMPTY_RESPONSE));
   }
 
   @Test
   @Tag("FR-20")
   @Tag("UC-05")
   void aServerErrorIsAmbiguousAndNeverRetried() {
-    String payout = payout();
-    railAnswers(payout, aResponse().withStatus(500).withBody("{\"status\":\"ERROR\"}"));
-
-    HttpResponse<String> response = proxy.submit(payout, account(), 7);
-
-    assertThat(json(response).get("outcome").asString()).isEqualTo("TIMEOUT");
-    assertRecorded(payout, "TIMEOUT");
-    assertRailSawExactlyOne(payout);
+    assertAmbiguousAndSentOnce(aResponse().withStatus(500).withBody("{\"status\":\"ERROR\"}"));
   }
 
   @Test
   void aStatusTheProxyDoesNotUnderstandIsAmbiguousNotADecline() {
-    String payout = payout();
-    railAnswers(payout, aResponse().withStatus(409).withBody("{}"));
-
-    assertThat(json(proxy.submit(payout, account(), 7)).get("outcome").asString())
-        .isEqualTo("TIMEOUT");
-    assertRecorded(payout, "TIMEOUT");
-    assertRailSawExactlyOne(payout);
+    assertAmbiguousAndSentOnce(aResponse().withStatus(409).withBody("{}"));
   }
 
   @Test
@@ -609,6 +572,21 @@ class RailSubmissionTest {
         .withRequestBody(matchingJsonPath("$.clientReference", equalTo("cref-" + payout)));
   }
 
+  /**
+   * With the rail answering a payout {@code answer}, the proxy answers and records TIMEOUT (the
+   * outcome is unknown, UC-05) and the rail saw exactly one request: nothing retried.
+   */
+  private void assertAmbiguousAndSentOnce(ResponseDefinitionBuilder answer) {
+    String payout = payout();
+    railAnswers(payout, answer);
+
+    HttpResponse<String> response = proxy.submit(payout, account(), 7);
+
+    assertThat(json(response).get("outcome").asString()).isEqualTo("TIMEOUT");
+    assertRecorded(payout, "TIMEOUT");
+    assertRailSawExactlyOne(payout);
+  }
+
   private static void assertRailSawExactlyOne(String payout) {
     rail.verify(1, forPayout(payout));
   }
@@ -656,7 +634,7 @@ class RailSubmissionTest {
       if (!"POST".equals(serveEvent.getRequest().getMethod().value())) {
         return;
       }
-      JsonNode body = ProxyHttp.JSON.readTree(serveEvent.getRequest().getBodyAsString());
+      JsonNode body = TestHttp.JSON.readTree(serveEvent.getRequest().getBodyAsString());
       String cref = body.path("clientReference").asString("");
       List<Map<String, Object>> rows =
           new JdbcTemplate(proxydb.dataSource())
@@ -675,7 +653,7 @@ class RailSubmissionTest {
       if (!"POST".equals(serveEvent.getRequest().getMethod().value())) {
         return;
       }
-      JsonNode body = ProxyHttp.JSON.readTree(serveEvent.getRequest().getBodyAsString());
+      JsonNode body = TestHttp.JSON.readTree(serveEvent.getRequest().getBodyAsString());
       CountDownLatch hold = HELD_RESPONSES.get(body.path("clientReference").asString(""));
       if (hold != null) {
         try {

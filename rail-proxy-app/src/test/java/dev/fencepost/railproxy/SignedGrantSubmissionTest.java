@@ -7,7 +7,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.matchingJsonPath;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
-import static dev.fencepost.railproxy.ProxyHttp.json;
+import static dev.fencepost.testsupport.http.TestHttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -17,6 +17,7 @@ import com.nimbusds.jose.jwk.ECKey;
 import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
 import dev.fencepost.launcher.GrantSigningKeys;
 import dev.fencepost.testsupport.grants.TestGrants;
+import dev.fencepost.testsupport.http.TestHttp;
 import dev.fencepost.testsupport.logging.CapturedEvents;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -212,9 +213,7 @@ class SignedGrantSubmissionTest {
     firstBody.put(
         "grant", TestGrants.sign(realKey, "payout:" + account, 5, Instant.now().plusSeconds(60)));
     assertThat(
-            proxy
-                .post("/v1/submissions", ProxyHttp.JSON.writeValueAsString(firstBody))
-                .statusCode())
+            proxy.post("/v1/submissions", TestHttp.JSON.writeValueAsString(firstBody)).statusCode())
         .isEqualTo(200);
     ECKey impostor = new ECKeyGenerator(Curve.P_256).keyID("grant-impostor").generate();
     List<Integer> statuses = new ArrayList<>();
@@ -233,7 +232,7 @@ class SignedGrantSubmissionTest {
       Map<String, Object> body = ProxyHttp.body(payout, account, Long.MAX_VALUE);
       grant.ifPresentOrElse(g -> body.put("grant", g), () -> body.remove("grant"));
       statuses.add(
-          proxy.post("/v1/submissions", ProxyHttp.JSON.writeValueAsString(body)).statusCode());
+          proxy.post("/v1/submissions", TestHttp.JSON.writeValueAsString(body)).statusCode());
     }
     long highWater =
         jdbc.queryForObject(
@@ -244,7 +243,7 @@ class SignedGrantSubmissionTest {
     body.put(
         "grant", TestGrants.sign(realKey, "payout:" + account, 6, Instant.now().plusSeconds(60)));
     int nextStatus =
-        proxy.post("/v1/submissions", ProxyHttp.JSON.writeValueAsString(body)).statusCode();
+        proxy.post("/v1/submissions", TestHttp.JSON.writeValueAsString(body)).statusCode();
     return new MaxTokenOutcome(statuses, highWater, railRequests, nextStatus);
   }
 
@@ -302,7 +301,7 @@ class SignedGrantSubmissionTest {
     HttpResponse<String> submit(Optional<String> grant) {
       Map<String, Object> body = ProxyHttp.body(payout, account, token);
       grant.ifPresentOrElse(g -> body.put("grant", g), () -> body.remove("grant"));
-      return proxy.post("/v1/submissions", ProxyHttp.JSON.writeValueAsString(body));
+      return proxy.post("/v1/submissions", TestHttp.JSON.writeValueAsString(body));
     }
 
     HttpResponse<String> submitSignedBy(ECKey key) {

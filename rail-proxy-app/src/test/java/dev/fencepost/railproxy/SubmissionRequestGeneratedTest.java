@@ -5,6 +5,7 @@ import static dev.fencepost.testsupport.generate.Generated.string;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.fencepost.testsupport.http.TestHttp;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -19,7 +20,7 @@ class SubmissionRequestGeneratedTest {
         500,
         BadBodies::mutation,
         mutation -> {
-          JsonNode tree = ProxyHttp.JSON.valueToTree(mutation.body());
+          JsonNode tree = TestHttp.JSON.valueToTree(mutation.body());
 
           InvalidSubmissionException refused =
               catchThrowableOfType(
@@ -49,8 +50,7 @@ class SubmissionRequestGeneratedTest {
           var body = ProxyHttp.body(payoutId, accountId, token);
           body.put("amountMinor", amount);
 
-          SubmissionRequest parsed =
-              SubmissionRequest.from(ProxyHttp.JSON.valueToTree(body), "EUR");
+          SubmissionRequest parsed = SubmissionRequest.from(TestHttp.JSON.valueToTree(body), "EUR");
 
           assertThat(parsed.payoutId()).isEqualTo(payoutId);
           assertThat(parsed.fencingToken()).isEqualTo(token);

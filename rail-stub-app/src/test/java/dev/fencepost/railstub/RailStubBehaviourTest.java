@@ -1,7 +1,7 @@
 package dev.fencepost.railstub;
 
-import static dev.fencepost.railstub.StubHttp.json;
 import static dev.fencepost.railstub.StubHttp.payment;
+import static dev.fencepost.testsupport.http.TestHttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;

@@ -1,17 +1,13 @@
 package dev.fencepost.railstub;
 
 import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.http.TestHttp;
 import dev.fencepost.testsupport.security.TestIssuer;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A plain JDK HTTP client for talking to the stub as its callers do: payments and lookups with the
@@ -19,18 +15,10 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class StubHttp {
 
-  static final JsonMapper JSON = JsonMapper.builder().build();
-
   /** One issuer for this module's JVM; the stubs under test accept its tokens. */
   static final TestIssuer ISSUER = TestIssuer.start();
 
-  private final HttpClient client =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
-  private final String base;
-  private final Function<String, String> tokens;
+  private final TestHttp http;
 
   StubHttp(int port) {
     this(port, StubHttp::callerToken);
@@ -38,8 +26,9 @@ final class StubHttp {
 
   /** Requests carry the token {@code tokens} picks for their path (null: none). */
   StubHttp(int port, Function<String, String> tokens) {
-    this.base = "http://127.0.0.1:" + port;
-    this.tokens = tokens;
+    this.http =
+        TestHttp.loopback(
+            port, Duration.ofSeconds(10), request -> tokens.apply(request.uri().getPath()));
   }
 
   static StubHttp anonymous(int port) {
@@ -61,15 +50,6 @@ final class StubHttp {
     return ISSUER.token(TestIssuer.subjectOf(role), role);
   }
 
-  private HttpResponse<String> send(String path, HttpRequest.Builder request)
-      throws IOException, InterruptedException {
-    String token = tokens.apply(path);
-    if (token != null) {
-      request.header("Authorization", "Bearer " + token);
-    }
-    return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
-  }
-
   static String payment(String clientReference) {
     return "{\"clientReference\":\""
         + clientReference
@@ -78,43 +58,25 @@ final class StubHttp {
 
   HttpResponse<String> post(String path, String body, Duration timeout)
       throws IOException, InterruptedException {
-    return send(
-        path,
-        HttpRequest.newBuilder(URI.create(base + path))
-            .timeout(timeout)
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body)));
+    return http.post(path, body, timeout);
   }
 
   HttpResponse<String> put(String path, String body) throws IOException, InterruptedException {
-    return send(
-        path,
-        HttpRequest.newBuilder(URI.create(base + path))
-            .timeout(Duration.ofSeconds(10))
-            .header("Content-Type", "application/json")
-            .PUT(HttpRequest.BodyPublishers.ofString(body)));
+    return http.put(path, body);
   }
 
   HttpResponse<String> get(String path) throws IOException, InterruptedException {
-    return send(
-        path,
-        HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(10)).GET());
+    return http.get(path);
   }
 
   HttpResponse<String> delete(String path) throws IOException, InterruptedException {
-    return send(
-        path,
-        HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(10)).DELETE());
+    return http.delete(path);
   }
 
   /** Every movement the stub recorded for {@code clientReference}: the ground truth. */
   int movementsFor(String clientReference) throws IOException, InterruptedException {
-    return json(get("/rail/admin/movements?clientReference=" + clientReference))
+    return TestHttp.json(get("/rail/admin/movements?clientReference=" + clientReference))
         .get("count")
         .asInt();
-  }
-
-  static JsonNode json(HttpResponse<String> response) {
-    return JSON.readTree(response.body());
   }
 }

@@ -1,11 +1,7 @@
 package dev.fencepost.reconciliation;
 
 import dev.fencepost.security.BearerTokenSource;
-import java.io.IOException;
-import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -26,25 +22,14 @@ public class ProxyReadClient {
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final int PAGE = 500;
 
-  private final HttpClient http;
-  private final String baseUrl;
-  private final Duration timeout;
-  private final BearerTokenSource credentials;
+  private final SourceReader proxy;
 
   /**
    * @param credentials the reconciler's bearer token per request (null: none is sent, and the proxy
    *     answers 401)
    */
   public ProxyReadClient(String baseUrl, Duration timeout, BearerTokenSource credentials) {
-    this.credentials = credentials;
-    this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
-    this.timeout = timeout;
-    this.http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(timeout)
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .build();
+    this.proxy = new SourceReader("proxy", baseUrl, timeout, credentials);
   }
 
   /** Every submission whose intent was recorded inside the window, following the keyset pages. */
@@ -61,7 +46,7 @@ public class ProxyReadClient {
               + afterId
               + "&limit="
               + PAGE;
-      HttpResponse<String> response = get(path);
+      HttpResponse<String> response = proxy.get(path);
       if (response.statusCode() != 200) {
         throw new SourceUnavailableException(
             "proxy submissions page answered " + response.statusCode() + ": " + response.body());
@@ -80,7 +65,7 @@ public class ProxyReadClient {
 
   /** The proxy's record for one payout; empty means it was never submitted. */
   public Optional<Submission> submission(String payoutId) {
-    HttpResponse<String> response = get("/v1/submissions/" + encode(payoutId));
+    HttpResponse<String> response = proxy.get("/v1/submissions/" + encode(payoutId));
     if (response.statusCode() == 404) {
       return Optional.empty();
     }
@@ -98,7 +83,7 @@ public class ProxyReadClient {
   public RailLookup lookup(String clientReference) {
     HttpResponse<String> response;
     try {
-      response = get("/v1/rail/payments?clientReference=" + encode(clientReference));
+      response = proxy.get("/v1/rail/payments?clientReference=" + encode(clientReference));
     } catch (SourceUnavailableException e) {
       return new RailLookup.Unavailable(e.getMessage());
     }
@@ -153,24 +138,6 @@ public class ProxyReadClient {
       return null;
     }
     return java.time.OffsetDateTime.parse(node.asString()).toInstant();
-  }
-
-  private HttpResponse<String> get(String path) {
-    try {
-      HttpRequest.Builder request =
-          HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(timeout).GET();
-      if (credentials != null) {
-        request.header("Authorization", "Bearer " + credentials.currentToken());
-      }
-      return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    } catch (IllegalStateException e) {
-      throw new SourceUnavailableException("no credentials for the proxy: " + e.getMessage(), e);
-    } catch (IOException e) {
-      throw new SourceUnavailableException("proxy unreachable at " + baseUrl + ": " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new SourceUnavailableException("interrupted reading the proxy", e);
-    }
   }
 
   private static String encode(String value) {

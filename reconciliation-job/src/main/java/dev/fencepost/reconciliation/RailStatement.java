@@ -1,10 +1,6 @@
 package dev.fencepost.reconciliation;
 
 import dev.fencepost.security.BearerTokenSource;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
@@ -21,51 +17,23 @@ public class RailStatement {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
-  private final HttpClient http;
-  private final String baseUrl;
-  private final Duration timeout;
-  private final BearerTokenSource credentials;
+  private final SourceReader rail;
 
   /**
    * @param credentials the reconciler's bearer token per request (null: none is sent, and the stub
    *     answers 401)
    */
   public RailStatement(String baseUrl, Duration timeout, BearerTokenSource credentials) {
-    this.credentials = credentials;
-    this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
-    this.timeout = timeout;
-    this.http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(timeout)
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .build();
+    this.rail = new SourceReader("rail statement", baseUrl, timeout, credentials);
   }
 
   /** Every movement on the statement; the caller narrows it to its window. */
   public List<RailMovement> movements() {
-    try {
-      HttpRequest.Builder request =
-          HttpRequest.newBuilder(URI.create(baseUrl + "/rail/admin/movements"))
-              .timeout(timeout)
-              .GET();
-      if (credentials != null) {
-        request.header("Authorization", "Bearer " + credentials.currentToken());
-      }
-      HttpResponse<String> response =
-          http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-      if (response.statusCode() != 200) {
-        throw new SourceUnavailableException(
-            "rail statement answered " + response.statusCode() + " at " + baseUrl);
-      }
-      return ProxyReadClient.movements(JSON.readTree(response.body()).path("movements"));
-    } catch (IllegalStateException e) {
-      throw new SourceUnavailableException("no credentials for the rail statement", e);
-    } catch (IOException e) {
-      throw new SourceUnavailableException("rail statement unreachable at " + baseUrl, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new SourceUnavailableException("interrupted reading the rail statement", e);
+    HttpResponse<String> response = rail.get("/rail/admin/movements");
+    if (response.statusCode() != 200) {
+      throw new SourceUnavailableException(
+          "rail statement answered " + response.statusCode() + " at " + rail.baseUrl());
     }
+    return ProxyReadClient.movements(JSON.readTree(response.body()).path("movements"));
   }
 }

@@ -9,6 +9,7 @@ import dev.fencepost.history.HistoryRecorder;
 import dev.fencepost.history.Records;
 import dev.fencepost.history.Timeline;
 import dev.fencepost.launcher.LocalIdentity;
+import dev.fencepost.launcher.LocalPlatform;
 import dev.fencepost.launcher.PayoutWorkerArgs;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.launcher.process.JavaProcess;
@@ -86,11 +87,7 @@ public final class ExperimentRun implements AutoCloseable {
     Settings.ensureDir(dir);
     stack.lockServer(backend);
     stack.proxy(guards);
-    this.paydb =
-        stack
-            .postgres()
-            .createDatabase("exp_paydb")
-            .applyChangelog("db/changelog/paydb/db.changelog-master.yaml");
+    this.paydb = LocalPlatform.createPaydb(stack.postgres(), "exp_paydb");
     this.payments = new PaymentResource(paydb.dataSource(), new SimpleMeterRegistry());
     this.fixtures = new PaydbFixtures(paydb.dataSource(), "experiments");
     this.harness = HistoryRecorder.open(dir, "harness");

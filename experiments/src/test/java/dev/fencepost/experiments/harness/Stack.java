@@ -85,10 +85,7 @@ public final class Stack {
     proxydb = postgres.createDatabase("exp_proxydb");
     // Migrated here, once: two workers booting together on a fresh batchdb race to create
     // Liquibase's own tables ("relation databasechangelog already exists").
-    batchdb =
-        postgres
-            .createDatabase("exp_batchdb")
-            .applyChangelog("db/changelog/batchdb/db.changelog-master.yaml");
+    batchdb = LocalPlatform.createBatchdb(postgres, "exp_batchdb");
     // The stub trusts the experiments' issuer: only the rail proxy's identity may pay (ADR 0146).
     stub =
         LocalIdentity.withEnvironment(

@@ -18,11 +18,9 @@ import dev.fencepost.payment.testkit.PaydbFixtures;
 import dev.fencepost.security.BearerTokenSource;
 import dev.fencepost.security.FencepostRole;
 import dev.fencepost.testsupport.grants.TestGrants;
+import dev.fencepost.testsupport.http.TestHttp;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,7 +33,6 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * An attacker on the platform's network tries to move money and to steer the platform, twice: with
@@ -49,7 +46,6 @@ import tools.jackson.databind.json.JsonMapper;
  */
 class UnauthorisedCallerIT {
 
-  static final JsonMapper JSON = JsonMapper.builder().build();
   // The services serve HTTPS (ADR 0150): this client trusts the experiments' CA.
   static final HttpClient HTTP =
       HttpClient.newBuilder()
@@ -288,15 +284,9 @@ class UnauthorisedCallerIT {
 
     private Services(EmbeddedPostgresServer postgres) {
       this.postgres = postgres;
-      this.paydb =
-          postgres
-              .createDatabase("paydb")
-              .applyChangelog("db/changelog/paydb/db.changelog-master.yaml");
+      this.paydb = LocalPlatform.createPaydb(postgres, "paydb");
       this.proxydb = postgres.createDatabase("proxydb");
-      this.batchdb =
-          postgres
-              .createDatabase("batchdb")
-              .applyChangelog("db/changelog/batchdb/db.changelog-master.yaml");
+      this.batchdb = LocalPlatform.createBatchdb(postgres, "batchdb");
     }
 
     static Services start(Path dir, LocalIdentity identity) {
@@ -487,32 +477,18 @@ class UnauthorisedCallerIT {
 
   private static JsonNode json(HttpResponse<String> response) {
     assertThat(response.statusCode()).as(response.body()).isBetween(200, 299);
-    return JSON.readTree(response.body());
+    return TestHttp.json(response);
   }
 
+  /** Sends with {@code tokens}' bearer token, or none when {@code tokens} is null. */
   static HttpResponse<String> send(
       String method, String url, String body, BearerTokenSource tokens) {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create(url))
-            .timeout(Duration.ofSeconds(30))
-            .method(
-                method,
-                body == null
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofString(body));
-    if (body != null) {
-      request.header("Content-Type", "application/json");
-    }
-    if (tokens != null) {
-      request.header("Authorization", "Bearer " + tokens.currentToken());
-    }
-    try {
-      return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    TestHttp http =
+        new TestHttp(
+            HTTP,
+            "",
+            Duration.ofSeconds(30),
+            request -> tokens == null ? null : tokens.currentToken());
+    return TestHttp.unchecked(() -> http.send(method, url, body));
   }
 }

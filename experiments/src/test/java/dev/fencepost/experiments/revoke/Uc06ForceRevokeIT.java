@@ -17,11 +17,8 @@ import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payoutjob.PayoutFailpoint.Point;
 import dev.fencepost.security.FencepostRole;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
+import dev.fencepost.testsupport.http.TestHttp;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -151,24 +148,13 @@ class Uc06ForceRevokeIT {
   static HttpResponse<String> revoke(String baseUrl, String key, String operator, String reason) {
     String body =
         "{\"operator\":\"" + operator + "\",\"reason\":\"" + reason.replace("\"", "'") + "\"}";
-    try {
-      return HttpClient.newHttpClient()
-          .send(
-              HttpRequest.newBuilder(URI.create(baseUrl + "/v1/admin/locks/" + key + "/revoke"))
-                  .header("Content-Type", "application/json")
-                  .header(
-                      "Authorization",
-                      "Bearer "
-                          + LockServers.identity().tokens(FencepostRole.OPERATOR).currentToken())
-                  .POST(HttpRequest.BodyPublishers.ofString(body))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    TestHttp http =
+        new TestHttp(
+            HttpClient.newHttpClient(),
+            baseUrl,
+            Duration.ofSeconds(30),
+            request -> LockServers.identity().tokens(FencepostRole.OPERATOR).currentToken());
+    return TestHttp.unchecked(() -> http.post("/v1/admin/locks/" + key + "/revoke", body));
   }
 
   static List<AuditRow> audit(PostgresDatabase lockdb, String key) {

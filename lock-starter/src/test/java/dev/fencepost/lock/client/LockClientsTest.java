@@ -1,5 +1,6 @@
 package dev.fencepost.lock.client;
 
+import static dev.fencepost.lock.client.testing.ClientMeters.acquisitions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -191,13 +192,7 @@ class LockClientsTest {
 
       assertThat(next.isNewerThan(token)).isTrue();
       assertThat(server.admin().inspect(key).held()).isFalse();
-      assertThat(
-              registry
-                  .get("fencepost.lock.client.acquire")
-                  .tag("outcome", "acquired")
-                  .timer()
-                  .count())
-          .isEqualTo(2);
+      assertThat(acquisitions(registry, "acquired")).isEqualTo(2);
     }
   }
 }

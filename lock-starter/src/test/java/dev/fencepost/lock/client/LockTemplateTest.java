@@ -1,5 +1,6 @@
 package dev.fencepost.lock.client;
 
+import static dev.fencepost.lock.client.testing.ClientMeters.acquisitions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -88,13 +89,7 @@ class LockTemplateTest {
         .anySatisfy(e -> assertThat(e).containsEntry("key", key).containsKey("token"));
     assertThat(events.named("lock.released"))
         .anySatisfy(e -> assertThat(e).containsEntry("key", key));
-    assertThat(
-            registry
-                .get("fencepost.lock.client.acquire")
-                .tag("outcome", "acquired")
-                .timer()
-                .count())
-        .isEqualTo(1);
+    assertThat(acquisitions(registry, "acquired")).isEqualTo(1);
   }
 
   @Test
@@ -116,8 +111,7 @@ class LockTemplateTest {
           .isInstanceOf(LockNotAcquiredException.class);
     }
     assertThat(runs).hasValue(0);
-    assertThat(registry.get("fencepost.lock.client.acquire").tag("outcome", "held").timer().count())
-        .isEqualTo(2);
+    assertThat(acquisitions(registry, "held")).isEqualTo(2);
     // Contention is a normal outcome (UC-02): nothing at WARN or ERROR.
     assertThat(events.all()).noneSatisfy(e -> assertThat(e.get("level")).isIn("WARN", "ERROR"));
   }

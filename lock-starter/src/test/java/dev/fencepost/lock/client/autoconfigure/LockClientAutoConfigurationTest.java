@@ -1,5 +1,6 @@
 package dev.fencepost.lock.client.autoconfigure;
 
+import static dev.fencepost.lock.client.testing.ClientMeters.acquisitions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -218,13 +219,7 @@ class LockClientAutoConfigurationTest {
                               .acquire(LockKey.of("payout:acc-9"), Duration.ZERO))
                   .isInstanceOf(LockServiceUnavailableException.class);
 
-              assertThat(
-                      registry
-                          .get("fencepost.lock.client.acquire")
-                          .tag("outcome", "unavailable")
-                          .timer()
-                          .count())
-                  .isEqualTo(1);
+              assertThat(acquisitions(registry, "unavailable")).isEqualTo(1);
               assertThat(registry.get("fencepost.lock.client.grants.active").gauge().value())
                   .isZero();
               // NFR-09: every tag key is a bounded dimension, never an identifier.
