@@ -9,7 +9,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -27,17 +29,29 @@ class IdentityIssuerHttpTest {
   static String managementUrl;
   static final HttpClient http = HttpClient.newHttpClient();
 
+  static final List<String> WORKER_RECONCILER_PROXY_SECRETS =
+      List.of(
+          "--fencepost.issuer.clients.payout-worker.secret=worker-secret",
+          "--fencepost.issuer.clients.reconciler.secret=reconciler-secret",
+          "--fencepost.issuer.clients.rail-proxy.secret=proxy-secret");
+  static final List<String> OPERATOR_SECRET =
+      List.of("--fencepost.issuer.clients.operator.secret=operator-secret");
+
+  /** Random API and management ports, then {@code secrets}. */
+  @SafeVarargs
+  static String[] withPorts(List<String>... secrets) {
+    List<String> args = new ArrayList<>(List.of("--server.port=0", "--management.server.port=0"));
+    for (List<String> some : secrets) {
+      args.addAll(some);
+    }
+    return args.toArray(String[]::new);
+  }
+
   @BeforeAll
   static void start() {
     issuer =
         IdentityIssuerApplication.application()
-            .run(
-                "--server.port=0",
-                "--management.server.port=0",
-                "--fencepost.issuer.clients.payout-worker.secret=worker-secret",
-                "--fencepost.issuer.clients.reconciler.secret=reconciler-secret",
-                "--fencepost.issuer.clients.rail-proxy.secret=proxy-secret",
-                "--fencepost.issuer.clients.operator.secret=operator-secret");
+            .run(withPorts(WORKER_RECONCILER_PROXY_SECRETS, OPERATOR_SECRET));
     baseUrl = "http://127.0.0.1:" + issuer.getEnvironment().getProperty("local.server.port");
     managementUrl =
         "http://127.0.0.1:" + issuer.getEnvironment().getProperty("local.management.port");
@@ -109,12 +123,7 @@ class IdentityIssuerHttpTest {
     assertThatThrownBy(
             () ->
                 IdentityIssuerApplication.application()
-                    .run(
-                        "--server.port=0",
-                        "--management.server.port=0",
-                        "--fencepost.issuer.clients.payout-worker.secret=worker-secret",
-                        "--fencepost.issuer.clients.reconciler.secret=reconciler-secret",
-                        "--fencepost.issuer.clients.rail-proxy.secret=proxy-secret"))
+                    .run(withPorts(WORKER_RECONCILER_PROXY_SECRETS)))
         .rootCause()
         .hasMessageContaining("no secret for client(s) [operator]");
   }

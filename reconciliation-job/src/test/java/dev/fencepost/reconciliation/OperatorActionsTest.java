@@ -136,7 +136,7 @@ class OperatorActionsTest extends ReconciliationTestBase {
         AccountId.of("acc-ops-" + ProcessHandle.current().pid() + "-" + System.nanoTime() % 100000);
     fixtures.createAccount(account, 50_000);
     Payout payout = fixtures.createPendingPayout(account, 1_000, "EUR", "ben-ops");
-    String base = "http://127.0.0.1:" + managementPort + "/actuator/payoutops/" + payout.id();
+    String base = payoutOps(payout.id());
 
     HttpResponse<String> noReason = World.send("POST", base + "/cancel", "{\"reason\":\" \"}");
     assertThat(noReason.statusCode()).as(noReason.body()).isEqualTo(400);
@@ -147,11 +147,7 @@ class OperatorActionsTest extends ReconciliationTestBase {
     assertThat(
             World.send(
                     "POST",
-                    "http://127.0.0.1:"
-                        + managementPort
-                        + "/actuator/payoutops/"
-                        + java.util.UUID.randomUUID()
-                        + "/cancel",
+                    payoutOps(java.util.UUID.randomUUID()) + "/cancel",
                     "{\"reason\":\"x\"}")
                 .statusCode())
         .isEqualTo(404);

@@ -89,7 +89,7 @@ class OperatorIdentityTest extends ReconciliationTestBase {
 
   @Test
   void onlyAnOperatorMayLaunchOrListTheReconciliation() {
-    String jobs = "http://127.0.0.1:" + managementPort + "/actuator/batchjobs/reconciliationJob";
+    String jobs = management("/actuator/batchjobs/reconciliationJob");
     long executions = executions();
     BearerTokenSource reconciler = STACK.tokens(FencepostRole.RECONCILER);
 
@@ -118,7 +118,7 @@ class OperatorIdentityTest extends ReconciliationTestBase {
   }
 
   private String base(Payout payout) {
-    return "http://127.0.0.1:" + managementPort + "/actuator/payoutops/" + payout.id();
+    return payoutOps(payout.id());
   }
 
   private static PayoutState state(Payout payout) {

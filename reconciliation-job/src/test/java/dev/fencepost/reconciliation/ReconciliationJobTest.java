@@ -26,7 +26,7 @@ class ReconciliationJobTest extends ReconciliationTestBase {
   void aHandLaunchRunsTheReconcilerOverTheGivenWindowAndIsListedFromTheJobRepository() {
     Instant from = Instant.now().minusSeconds(60);
     Instant to = Instant.now().plusSeconds(60);
-    String jobs = "http://127.0.0.1:" + managementPort + "/actuator/batchjobs/reconciliationJob";
+    String jobs = management("/actuator/batchjobs/reconciliationJob");
 
     HttpResponse<String> launched =
         World.send(
@@ -57,15 +57,9 @@ class ReconciliationJobTest extends ReconciliationTestBase {
   void noReconciliationMetricCarriesAnIdentifier() {
     World.send(
         "POST",
-        "http://127.0.0.1:"
-            + managementPort
-            + "/actuator/payoutops/"
-            + java.util.UUID.randomUUID()
-            + "/cancel",
+        payoutOps(java.util.UUID.randomUUID()) + "/cancel",
         "{\"operator\":\"erin\",\"reason\":\"metrics\"}");
-    String scrape =
-        World.send("GET", "http://127.0.0.1:" + managementPort + "/actuator/prometheus", null)
-            .body();
+    String scrape = World.send("GET", management("/actuator/prometheus"), null).body();
 
     java.util.List<String> ours =
         scrape.lines().filter(l -> l.startsWith("fencepost_reconciliation")).toList();

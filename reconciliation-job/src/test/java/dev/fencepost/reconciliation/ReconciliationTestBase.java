@@ -46,6 +46,16 @@ abstract class ReconciliationTestBase {
    */
   @LocalManagementPort int managementPort;
 
+  /** {@code path} on this application's management port. */
+  String management(String path) {
+    return "http://127.0.0.1:" + managementPort + path;
+  }
+
+  /** The operator endpoint of one payout: {@code /actuator/payoutops/{payoutId}}. */
+  String payoutOps(Object payoutId) {
+    return management("/actuator/payoutops/" + payoutId);
+  }
+
   final CapturedEvents events = new CapturedEvents();
   World world;
 

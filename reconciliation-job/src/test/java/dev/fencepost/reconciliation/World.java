@@ -11,12 +11,10 @@ import dev.fencepost.payment.testkit.PaydbFixtures;
 import dev.fencepost.security.BearerTokenSource;
 import dev.fencepost.security.FencepostRole;
 import dev.fencepost.testsupport.grants.TestGrants;
+import dev.fencepost.testsupport.http.TestHttp;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -93,22 +91,14 @@ final class World {
   }
 
   Reconciler reconciler(ReconciliationSettings settings, String proxyUrl) {
-    PaydbReads reads = new PaydbReads(paydb);
-    ProxyReadClient proxy =
-        new ProxyReadClient(
-            proxyUrl, Duration.ofSeconds(5), stack.tokens(FencepostRole.RECONCILER));
-    return new Reconciler(
-        new AmbiguityResolver(payments, reads, proxy, locks, settings),
-        new Detector(
-            reads,
-            payments,
-            proxy,
-            new RailStatement(
-                stack.stubUrl(), Duration.ofSeconds(5), stack.tokens(FencepostRole.RECONCILER)),
-            settings),
-        new RunStore(paydb),
-        reads,
-        new ReconciliationSignals(meters, reads, settings.sampleSize()));
+    return Reconciler.create(
+        paydb,
+        proxyUrl,
+        stack.stubUrl(),
+        locks,
+        meters,
+        settings,
+        stack.tokens(FencepostRole.RECONCILER));
   }
 
   OperatorActions operatorActions(ReconciliationSettings settings) {
@@ -248,28 +238,13 @@ final class World {
   /** Sends with {@code tokens}' bearer token, or none when {@code tokens} is null. */
   static HttpResponse<String> send(
       String method, String url, String body, BearerTokenSource tokens) {
-    HttpRequest.Builder builder =
-        HttpRequest.newBuilder(URI.create(url))
-            .timeout(Duration.ofSeconds(30))
-            .method(
-                method,
-                body == null
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofString(body));
-    if (body != null) {
-      builder.header("Content-Type", "application/json");
-    }
-    if (tokens != null) {
-      builder.header("Authorization", "Bearer " + tokens.currentToken());
-    }
-    try {
-      return http().send(builder.build(), HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw new IllegalStateException(method + " " + url + " failed", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    TestHttp client =
+        new TestHttp(
+            http(),
+            "",
+            Duration.ofSeconds(30),
+            request -> tokens == null ? null : tokens.currentToken());
+    return TestHttp.unchecked(() -> client.send(method, url, body));
   }
 
   void close() {

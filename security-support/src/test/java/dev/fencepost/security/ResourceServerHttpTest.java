@@ -3,13 +3,9 @@ package dev.fencepost.security;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.nimbusds.jose.jwk.ECKey;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -17,8 +13,6 @@ import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.HttpMethod;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -36,23 +30,10 @@ import org.springframework.web.bind.annotation.RestController;
       // Colons escaped: the inlined properties are in .properties syntax.
       "fencepost.security.subject-roles[system\\:serviceaccount\\:pay\\:worker]=PAYOUT_WORKER"
     })
-class ResourceServerHttpTest {
-
-  static final LocalKeys keys = new LocalKeys();
-  static final HttpClient http = HttpClient.newHttpClient();
+class ResourceServerHttpTest extends ResourceServerTestBase {
 
   @LocalServerPort int port;
   @LocalManagementPort int managementPort;
-
-  @DynamicPropertySource
-  static void issuer(DynamicPropertyRegistry registry) {
-    registry.add("spring.security.oauth2.resourceserver.jwt.jwk-set-uri", keys::jwkSetUri);
-  }
-
-  @AfterAll
-  static void stop() {
-    keys.close();
-  }
 
   @SpringBootApplication
   static class App {
@@ -205,14 +186,5 @@ class ResourceServerHttpTest {
 
   private HttpResponse<String> get(String path, String token) throws Exception {
     return get(port, path, token);
-  }
-
-  private static HttpResponse<String> get(int port, String path, String token) throws Exception {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET();
-    if (token != null) {
-      request.header("Authorization", "Bearer " + token);
-    }
-    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 }

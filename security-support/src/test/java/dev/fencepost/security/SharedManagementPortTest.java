@@ -2,19 +2,13 @@ package dev.fencepost.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.HttpMethod;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * A deployment that forgets {@code management.server.port}: health and the scrape would then sit
@@ -25,22 +19,9 @@ import org.springframework.test.context.DynamicPropertySource;
     classes = SharedManagementPortTest.App.class,
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = "management.endpoints.web.exposure.include=health,prometheus")
-class SharedManagementPortTest {
-
-  static final LocalKeys keys = new LocalKeys();
-  static final HttpClient http = HttpClient.newHttpClient();
+class SharedManagementPortTest extends ResourceServerTestBase {
 
   @LocalServerPort int port;
-
-  @DynamicPropertySource
-  static void issuer(DynamicPropertyRegistry registry) {
-    registry.add("spring.security.oauth2.resourceserver.jwt.jwk-set-uri", keys::jwkSetUri);
-  }
-
-  @AfterAll
-  static void stop() {
-    keys.close();
-  }
 
   @SpringBootApplication
   static class App {
@@ -60,11 +41,6 @@ class SharedManagementPortTest {
   }
 
   private HttpResponse<String> get(String path, String token) throws Exception {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET();
-    if (token != null) {
-      request.header("Authorization", "Bearer " + token);
-    }
-    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    return get(port, path, token);
   }
 }
