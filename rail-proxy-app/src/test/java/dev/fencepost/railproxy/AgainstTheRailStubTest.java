@@ -46,7 +46,8 @@ class AgainstTheRailStubTest {
   private static final int ACCOUNTS = 50;
 
   @RegisterExtension
-  static EmbeddedPostgresExtension proxydb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension proxydb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/proxydb/db.changelog-master.yaml");
 
   static final ConfigurableApplicationContext stub = startStub();
 
@@ -55,6 +56,9 @@ class AgainstTheRailStubTest {
   @DynamicPropertySource
   static void wire(DynamicPropertyRegistry registry) {
     registry.add("spring.datasource.url", proxydb::jdbcUrl);
+    // As proxydb's runtime role (ADR 0160), the extension having migrated it as the owner.
+    registry.add("spring.datasource.username", () -> proxydb.database().runtime().username());
+    registry.add("spring.datasource.password", () -> proxydb.database().runtime().password());
     registry.add(
         "fencepost.proxy.grants.jwk-set-file", () -> TestGrants.keys().publicFile().toString());
     TestIdentities.register(registry);

@@ -52,6 +52,9 @@ final class ProxyUnderTest {
     List<String> args = new ArrayList<>();
     args.add("--server.port=0");
     args.add("--spring.datasource.url=" + db.jdbcUrl());
+    // As proxydb's runtime role (ADR 0160), the extension having migrated it as the owner.
+    args.add("--spring.datasource.username=" + db.database().runtime().username());
+    args.add("--spring.datasource.password=" + db.database().runtime().password());
     args.add("--fencepost.rail.base-url=" + rail.baseUrl());
     args.add("--fencepost.rail.timeout=5s");
     args.addAll(TestIdentities.proxyArgs(railTokenFile));

@@ -58,7 +58,8 @@ import tools.jackson.databind.JsonNode;
 class RailSubmissionTest {
 
   @RegisterExtension
-  static EmbeddedPostgresExtension proxydb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension proxydb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/proxydb/db.changelog-master.yaml");
 
   /** Row state of the submission at the instant the rail received the request, by reference. */
   static final Map<String, String> ROW_WHEN_RAIL_SAW_REQUEST = new ConcurrentHashMap<>();
@@ -80,6 +81,9 @@ class RailSubmissionTest {
   @DynamicPropertySource
   static void wire(DynamicPropertyRegistry registry) {
     registry.add("spring.datasource.url", proxydb::jdbcUrl);
+    // As proxydb's runtime role (ADR 0160), the extension having migrated it as the owner.
+    registry.add("spring.datasource.username", () -> proxydb.database().runtime().username());
+    registry.add("spring.datasource.password", () -> proxydb.database().runtime().password());
     registry.add(
         "fencepost.proxy.grants.jwk-set-file", () -> TestGrants.keys().publicFile().toString());
     TestIdentities.register(registry);
