@@ -31,14 +31,15 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
- * The shared batch plumbing on a real, initially empty batchdb: Liquibase creates the Batch 6
- * schema from our changeset (Boot's script stays off), and the actuator endpoint launches a job and
- * lists its executions from the job repository, to an operator only (ADR 0147).
+ * The shared batch plumbing on a real batchdb, migrated from our changeset as its owner (Boot's
+ * script stays off) and used as its runtime role (ADR 0160): the actuator endpoint launches a job
+ * and lists its executions from the job repository, to an operator only (ADR 0147).
  */
 class BatchJobsEndpointTest {
 
   @RegisterExtension
-  static EmbeddedPostgresExtension batchdb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension batchdb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/batchdb/db.changelog-master.yaml");
 
   /** Lets a test hold the sample job inside its step, to see it listed as running. */
   static volatile CountDownLatch release = new CountDownLatch(0);
@@ -81,8 +82,8 @@ class BatchJobsEndpointTest {
                 "--spring.batch.job.enabled=false",
                 "--management.endpoints.web.exposure.include=batchjobs,health",
                 "--spring.datasource.url=" + batchdb.jdbcUrl(),
-                "--spring.datasource.username=" + batchdb.database().username(),
-                "--spring.datasource.password=" + batchdb.database().password(),
+                "--spring.datasource.username=" + batchdb.database().runtime().username(),
+                "--spring.datasource.password=" + batchdb.database().runtime().password(),
                 issuer.resourceServerArgs().get(0));
     base =
         "http://127.0.0.1:"

@@ -78,7 +78,11 @@ public final class Environment implements AutoCloseable {
     LocalTls.forThisJvm(workDir.resolve("tls"));
     EmbeddedPostgresServer postgres = EmbeddedPostgresServer.startDedicated();
     EtcdCluster etcd = EtcdCluster.builder().members(1).start();
-    PostgresDatabase lockDb = postgres.createDatabase("bench_lockdb");
+    // Migrated as its owner; the server connects as the runtime role (ADR 0160).
+    PostgresDatabase lockDb =
+        postgres
+            .createDatabase("bench_lockdb")
+            .applyChangelog("db/changelog/lockdb/db.changelog-master.yaml");
     PostgresDatabase benchDb = postgres.createDatabase("bench_peers");
     List<AutoCloseable> started = new ArrayList<>(List.of(benchDb, lockDb, etcd, postgres));
     try {
@@ -101,8 +105,8 @@ public final class Environment implements AutoCloseable {
               serverJvmArgs,
               List.of(
                   "--spring.datasource.url=" + lockDb.jdbcUrl(),
-                  "--spring.datasource.username=" + lockDb.username(),
-                  "--spring.datasource.password=" + lockDb.password()));
+                  "--spring.datasource.username=" + lockDb.runtime().username(),
+                  "--spring.datasource.password=" + lockDb.runtime().password()));
       started.add(0, onPostgres);
       long postmaster;
       try (Connection c = benchDb.dataSource().getConnection();

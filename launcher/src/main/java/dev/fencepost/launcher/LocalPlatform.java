@@ -17,11 +17,13 @@ import java.util.function.Consumer;
 
 /**
  * The whole platform on one machine: the identity issuer ({@link LocalIdentity}), an embedded
- * PostgreSQL with lockdb, paydb, proxydb and batchdb (paydb and batchdb migrated here, once),
- * optionally an etcd member, and the lock server, the rail stub and the rail proxy each as its own
- * process from its runnable jar on a loopback port; payout workers are started on demand. The three
- * services start together (their ports are chosen first, so the proxy knows the stub's URL before
- * either runs) and the platform is returned once all three answer their health check.
+ * PostgreSQL with lockdb, paydb, proxydb and batchdb (each with an owner and a runtime role, and
+ * migrated here as its owner before anything starts; every application connects as the runtime
+ * role, ADR 0160), optionally an etcd member, and the lock server, the rail stub and the rail proxy
+ * each as its own process from its runnable jar on a loopback port; payout workers are started on
+ * demand. The three services start together (their ports are chosen first, so the proxy knows the
+ * stub's URL before either runs) and the platform is returned once all three answer their health
+ * check.
  *
  * <p>Every hop is TLS ({@link LocalTls}, ADR 0150): the services serve HTTPS only with this run's
  * certificate, every process and this JVM trust the run's CA, and every base URL is {@code
@@ -80,9 +82,17 @@ public final class LocalPlatform implements AutoCloseable {
         // opened from now on, so it is set before any service connects.
         postgres.alterRole("synchronous_commit", "on");
       }
-      this.lockdb = postgres.createDatabase("lockdb");
+      // The migration step, as each database's owner, before any application starts: the
+      // applications connect as the runtime roles, which may not migrate (ADR 0160).
+      this.lockdb =
+          postgres
+              .createDatabase("lockdb")
+              .applyChangelog("db/changelog/lockdb/db.changelog-master.yaml");
       this.paydb = createPaydb(postgres, "paydb");
-      this.proxydb = postgres.createDatabase("proxydb");
+      this.proxydb =
+          postgres
+              .createDatabase("proxydb")
+              .applyChangelog("db/changelog/proxydb/db.changelog-master.yaml");
       this.batchdb = createBatchdb(postgres, "batchdb");
       b.onReady.accept("databases");
       List<String> backendArgs;
@@ -182,12 +192,15 @@ public final class LocalPlatform implements AutoCloseable {
         .applyChangelog("db/changelog/batchdb/db.changelog-master.yaml");
   }
 
-  /** {@code --spring.datasource.*} for an application on {@code database}. */
+  /**
+   * {@code --spring.datasource.*} for an application on {@code database}, as its runtime role (ADR
+   * 0160): the database must have been migrated ({@link PostgresDatabase#applyChangelog}).
+   */
   public static List<String> postgresArgs(PostgresDatabase database) {
     return List.of(
         "--spring.datasource.url=" + database.jdbcUrl(),
-        "--spring.datasource.username=" + database.username(),
-        "--spring.datasource.password=" + database.password());
+        "--spring.datasource.username=" + database.runtime().username(),
+        "--spring.datasource.password=" + database.runtime().password());
   }
 
   public Path workDir() {

@@ -35,13 +35,12 @@ public final class PayoutWorkerArgs {
     args.set("fencepost.lock.client.base-url", lockServerUrl);
     args.set("fencepost.payout.proxy.base-url", proxyUrl);
     args.set("fencepost.paydb.url", paydb.jdbcUrl());
-    args.set("fencepost.paydb.username", paydb.username());
-    args.set("fencepost.paydb.password", paydb.password());
+    // As the runtime roles (ADR 0160): the caller has migrated both databases as their owners.
+    args.set("fencepost.paydb.username", paydb.runtime().username());
+    args.set("fencepost.paydb.password", paydb.runtime().password());
     args.set("spring.datasource.url", batchdb.jdbcUrl());
-    args.set("spring.datasource.username", batchdb.username());
-    args.set("spring.datasource.password", batchdb.password());
-    // The launcher migrates batchdb once: workers booting together on a fresh batchdb would race
-    // to create Liquibase's own tables.
+    args.set("spring.datasource.username", batchdb.runtime().username());
+    args.set("spring.datasource.password", batchdb.runtime().password());
     args.set("spring.liquibase.enabled", "false");
     return args;
   }

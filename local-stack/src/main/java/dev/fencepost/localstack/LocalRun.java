@@ -195,8 +195,9 @@ final class LocalRun implements AutoCloseable {
     PostgresDatabase batchdb = platform.batchdb();
     List<String> args = new ArrayList<>(LocalPlatform.postgresArgs(batchdb));
     args.add("--fencepost.paydb.url=" + paydb.jdbcUrl());
-    args.add("--fencepost.paydb.username=" + paydb.username());
-    args.add("--fencepost.paydb.password=" + paydb.password());
+    // As paydb's runtime role, like every application of the platform (ADR 0160).
+    args.add("--fencepost.paydb.username=" + paydb.runtime().username());
+    args.add("--fencepost.paydb.password=" + paydb.runtime().password());
     args.add("--fencepost.reconciliation.proxy-base-url=" + platform.railProxy().baseUrl());
     args.add("--fencepost.reconciliation.rail-statement-url=" + platform.railStub().baseUrl());
     args.add("--fencepost.reconciliation.settlement-window=3s");

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class LockServerJarIT {
 
   @RegisterExtension
-  static EmbeddedPostgresExtension lockdb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension lockdb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/lockdb/db.changelog-master.yaml");
 
   private JavaProcess server;
 
@@ -41,8 +42,8 @@ class LockServerJarIT {
         start(
             Path.of(System.getProperty("lockserver.exec.jar")),
             "--spring.datasource.url=" + lockdb.jdbcUrl(),
-            "--spring.datasource.username=postgres",
-            "--spring.datasource.password=postgres",
+            "--spring.datasource.username=" + lockdb.database().runtime().username(),
+            "--spring.datasource.password=" + lockdb.database().runtime().password(),
             TestGrants.lockServerArg(),
             TestIdentities.serverArg());
     LockServerClient client = new LockServerClient("http://127.0.0.1:" + server.port());

@@ -24,7 +24,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class AcceptAnyGrantNegativeControlTest {
 
   @RegisterExtension
-  static EmbeddedPostgresExtension proxydb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension proxydb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/proxydb/db.changelog-master.yaml");
 
   static WireMockServer rail;
   static ConfigurableApplicationContext app;

@@ -45,7 +45,8 @@ class AgainstTheRailStubTest {
   private static final int ACCOUNTS = 50;
 
   @RegisterExtension
-  static EmbeddedPostgresExtension proxydb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension proxydb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/proxydb/db.changelog-master.yaml");
 
   static final ConfigurableApplicationContext stub = startStub();
 

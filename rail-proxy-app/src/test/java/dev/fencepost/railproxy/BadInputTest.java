@@ -42,7 +42,8 @@ import org.springframework.test.context.DynamicPropertySource;
 class BadInputTest {
 
   @RegisterExtension
-  static EmbeddedPostgresExtension proxydb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension proxydb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/proxydb/db.changelog-master.yaml");
 
   // Would settle, were it ever reached: after each test it must have seen no request at all.
   static final WireMockServer rail = ProxyUnderTest.settlingRail("R");

@@ -34,7 +34,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class FencingSwitchNegativeControlTest {
 
   @RegisterExtension
-  static EmbeddedPostgresExtension proxydb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension proxydb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/proxydb/db.changelog-master.yaml");
 
   static final WireMockServer rail = ProxyUnderTest.settlingRail("RAIL-X");
 

@@ -56,6 +56,9 @@ final class ProxyUnderTest {
     args.add("--server.port=0");
     args.add("--management.server.port=0");
     args.add("--spring.datasource.url=" + db.jdbcUrl());
+    // As proxydb's runtime role (ADR 0160), the extension having migrated it as the owner.
+    args.add("--spring.datasource.username=" + db.database().runtime().username());
+    args.add("--spring.datasource.password=" + db.database().runtime().password());
     args.add("--fencepost.rail.base-url=" + rail.baseUrl());
     args.add("--fencepost.rail.timeout=5s");
     args.addAll(TestIdentities.proxyArgs(railTokenFile));
@@ -74,6 +77,9 @@ final class ProxyUnderTest {
    */
   static void register(DynamicPropertyRegistry registry, EmbeddedPostgresExtension db) {
     registry.add("spring.datasource.url", db::jdbcUrl);
+    // As proxydb's runtime role (ADR 0160), the extension having migrated it as the owner.
+    registry.add("spring.datasource.username", () -> db.database().runtime().username());
+    registry.add("spring.datasource.password", () -> db.database().runtime().password());
     registry.add(
         "fencepost.proxy.grants.jwk-set-file", () -> TestGrants.keys().publicFile().toString());
     TestIdentities.register(registry);

@@ -22,13 +22,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * The built runnable jar starts with only {@code --spring.datasource.url} and {@code
- * --fencepost.rail.base-url}, applies proxydb with Liquibase on an empty database, and submits.
+ * The built runnable jar starts with only {@code --spring.datasource.*} (proxydb's runtime role,
+ * the database migrated by the extension as its owner) and {@code --fencepost.rail.base-url}, and
+ * submits.
  */
 class RailProxyJarIT {
 
   @RegisterExtension
-  static EmbeddedPostgresExtension proxydb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension proxydb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/proxydb/db.changelog-master.yaml");
 
   private JavaProcess proxyProcess;
   private WireMockServer rail;
@@ -50,6 +52,8 @@ class RailProxyJarIT {
         start(
             Path.of(System.getProperty("proxy.exec.jar")),
             "--spring.datasource.url=" + proxydb.jdbcUrl(),
+            "--spring.datasource.username=" + proxydb.database().runtime().username(),
+            "--spring.datasource.password=" + proxydb.database().runtime().password(),
             "--fencepost.rail.base-url=" + rail.baseUrl(),
             TestGrants.staticProxyArg(),
             TestIdentities.proxyArgs().get(0),

@@ -59,7 +59,8 @@ import tools.jackson.databind.JsonNode;
 class RailSubmissionTest {
 
   @RegisterExtension
-  static EmbeddedPostgresExtension proxydb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension proxydb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/proxydb/db.changelog-master.yaml");
 
   /** Row state of the submission at the instant the rail received the request, by reference. */
   static final Map<String, String> ROW_WHEN_RAIL_SAW_REQUEST = new ConcurrentHashMap<>();

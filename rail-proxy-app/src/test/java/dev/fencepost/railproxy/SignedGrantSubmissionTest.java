@@ -54,7 +54,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class SignedGrantSubmissionTest {
 
   @RegisterExtension
-  static EmbeddedPostgresExtension proxydb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension proxydb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/proxydb/db.changelog-master.yaml");
 
   @RegisterExtension final CapturedEvents events = new CapturedEvents();
 

@@ -26,13 +26,13 @@ public class ReconciliationConfiguration {
   /**
    * Applies paydb's changelog to the auto-configured paydb DataSource as soon as it exists, so the
    * {@link dev.fencepost.payment.PaymentResource} built over it (which checks paydb's system
-   * accounts) and everything else here see the migrated schema. Off with {@code
-   * fencepost.reconciliation.migrate-paydb=false}.
+   * accounts) and everything else here see the migrated schema. Only with {@code
+   * fencepost.reconciliation.migrate-paydb=true}: migrations are their own step (ADR 0160).
    */
   @Bean
   static BeanPostProcessor paydbMigration(Environment environment) {
     boolean migrate =
-        environment.getProperty("fencepost.reconciliation.migrate-paydb", Boolean.class, true);
+        environment.getProperty("fencepost.reconciliation.migrate-paydb", Boolean.class, false);
     return new BeanPostProcessor() {
       @Override
       public Object postProcessAfterInitialization(Object bean, String beanName) {

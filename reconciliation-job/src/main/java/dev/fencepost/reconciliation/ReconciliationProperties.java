@@ -10,7 +10,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * fencepost.paydb.*} (payment-resource's auto-configuration), never Boot's {@code
  * spring.datasource}, which is batchdb.
  *
- * @param migratePaydb apply paydb's changelog at start-up (this module's tables come with it)
+ * @param migratePaydb apply paydb's changelog at start-up (this module's tables come with it); off
+ *     by default: migrations are their own step, as paydb's owner (ADR 0160)
  * @param proxyBaseUrl the rail proxy's read API
  * @param railStatementUrl the rail's statement (locally the rail stub, ADR 0071)
  * @param httpTimeout timeout of one read from the proxy or the statement
@@ -24,7 +25,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 @ConfigurationProperties("fencepost.reconciliation")
 public record ReconciliationProperties(
-    @DefaultValue("true") boolean migratePaydb,
+    @DefaultValue("false") boolean migratePaydb,
     @DefaultValue("http://localhost:8082") String proxyBaseUrl,
     @DefaultValue("http://localhost:8083") String railStatementUrl,
     @DefaultValue("10s") Duration httpTimeout,

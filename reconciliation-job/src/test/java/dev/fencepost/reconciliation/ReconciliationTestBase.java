@@ -26,11 +26,12 @@ abstract class ReconciliationTestBase {
   @DynamicPropertySource
   static void wire(DynamicPropertyRegistry registry) {
     registry.add("spring.datasource.url", STACK.batchdb::jdbcUrl);
-    registry.add("spring.datasource.username", STACK.batchdb::username);
-    registry.add("spring.datasource.password", STACK.batchdb::password);
+    // As the runtime roles (ADR 0160): the platform migrated both databases as their owners.
+    registry.add("spring.datasource.username", () -> STACK.batchdb.runtime().username());
+    registry.add("spring.datasource.password", () -> STACK.batchdb.runtime().password());
     registry.add("fencepost.paydb.url", STACK.appPaydb::jdbcUrl);
-    registry.add("fencepost.paydb.username", STACK.appPaydb::username);
-    registry.add("fencepost.paydb.password", STACK.appPaydb::password);
+    registry.add("fencepost.paydb.username", () -> STACK.appPaydb.runtime().username());
+    registry.add("fencepost.paydb.password", () -> STACK.appPaydb.runtime().password());
     registry.add("fencepost.reconciliation.proxy-base-url", STACK::proxyUrl);
     registry.add("fencepost.reconciliation.rail-statement-url", STACK::stubUrl);
     registry.add("fencepost.lock.client.base-url", STACK::lockServerUrl);

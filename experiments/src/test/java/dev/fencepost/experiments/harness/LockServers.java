@@ -99,8 +99,12 @@ public final class LockServers {
     return awaitUp(server.restart());
   }
 
-  /** The arguments that put a lock server on a PostgreSQL lockdb. */
+  /**
+   * The arguments that put a lock server on a PostgreSQL lockdb, as its runtime role: lockdb is
+   * migrated first, as its owner (idempotent; ADR 0160).
+   */
   public static List<String> on(PostgresDatabase lockdb) {
+    lockdb.applyChangelog("db/changelog/lockdb/db.changelog-master.yaml");
     return LocalPlatform.postgresArgs(lockdb);
   }
 

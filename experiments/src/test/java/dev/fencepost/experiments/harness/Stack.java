@@ -82,7 +82,11 @@ public final class Stack {
     logs = Settings.runsDir().resolve("_stack");
     postgres = EmbeddedPostgresServer.startDedicated();
     lockdb = postgres.createDatabase("exp_lockdb");
-    proxydb = postgres.createDatabase("exp_proxydb");
+    // Migrated as their owners before any application starts (ADR 0160).
+    proxydb =
+        postgres
+            .createDatabase("exp_proxydb")
+            .applyChangelog("db/changelog/proxydb/db.changelog-master.yaml");
     // Migrated here, once: two workers booting together on a fresh batchdb race to create
     // Liquibase's own tables ("relation databasechangelog already exists").
     batchdb = LocalPlatform.createBatchdb(postgres, "exp_batchdb");

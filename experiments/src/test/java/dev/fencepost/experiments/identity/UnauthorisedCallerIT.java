@@ -285,7 +285,10 @@ class UnauthorisedCallerIT {
     private Services(EmbeddedPostgresServer postgres) {
       this.postgres = postgres;
       this.paydb = LocalPlatform.createPaydb(postgres, "paydb");
-      this.proxydb = postgres.createDatabase("proxydb");
+      this.proxydb =
+          postgres
+              .createDatabase("proxydb")
+              .applyChangelog("db/changelog/proxydb/db.changelog-master.yaml");
       this.batchdb = LocalPlatform.createBatchdb(postgres, "batchdb");
     }
 
@@ -330,8 +333,8 @@ class UnauthorisedCallerIT {
       proxy.awaitHealthy(START);
       List<String> args = new ArrayList<>(LocalPlatform.postgresArgs(batchdb));
       args.add("--fencepost.paydb.url=" + paydb.jdbcUrl());
-      args.add("--fencepost.paydb.username=" + paydb.username());
-      args.add("--fencepost.paydb.password=" + paydb.password());
+      args.add("--fencepost.paydb.username=" + paydb.runtime().username());
+      args.add("--fencepost.paydb.password=" + paydb.runtime().password());
       args.add("--fencepost.reconciliation.proxy-base-url=" + proxy.baseUrl());
       args.add("--fencepost.reconciliation.rail-statement-url=" + stub.baseUrl());
       args.add("--fencepost.lock.client.base-url=" + lockServer.baseUrl());

@@ -8,10 +8,13 @@ import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -26,7 +29,12 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class EmbeddedPostgresServer implements AutoCloseable {
 
+  /**
+   * The server's superuser: the DBA of this embedded cluster, for creating databases and roles and
+   * for tests and tools that inspect or tamper. Never what an application connects as.
+   */
   public static final String USER = "postgres";
+
   public static final String PASSWORD = "postgres";
 
   private static final AtomicInteger DATABASE_COUNTER = new AtomicInteger();
@@ -139,26 +147,68 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     return "jdbc:postgresql://127.0.0.1:" + port + "/" + database;
   }
 
-  /** Creates an empty database with a unique name starting with {@code prefix}. */
-  public PostgresDatabase createDatabase(String prefix) {
+  /**
+   * Creates an empty database with a unique name starting with {@code prefix}, and its two roles
+   * (ADR 0160), as a DBA would: {@code <name>_owner}, which owns the database and is what the
+   * migration step connects as, and {@code <name>_app}, the runtime role the applications connect
+   * as, which owns nothing. Each gets a password generated here. The owner is also made a member of
+   * proxydb's cluster role {@code fencepost_high_water_repair} (created here when absent), to which
+   * proxydb's changelog hands its repair function.
+   */
+  public synchronized PostgresDatabase createDatabase(String prefix) {
     String name =
         (prefix.toLowerCase().replaceAll("[^a-z0-9_]", "_")
                 + "_"
                 + DATABASE_COUNTER.incrementAndGet())
             + "_"
             + ProcessHandle.current().pid();
+    PostgresDatabase.Credentials owner =
+        new PostgresDatabase.Credentials(name + "_owner", generatedPassword());
+    PostgresDatabase.Credentials runtime =
+        new PostgresDatabase.Credentials(name + "_app", generatedPassword());
     try (Connection c = java.sql.DriverManager.getConnection(jdbcUrl("postgres"), USER, PASSWORD);
         Statement s = c.createStatement()) {
-      s.execute("CREATE DATABASE " + name);
+      s.execute("CREATE ROLE " + owner.username() + " LOGIN PASSWORD '" + owner.password() + "'");
+      s.execute(
+          "CREATE ROLE " + runtime.username() + " LOGIN PASSWORD '" + runtime.password() + "'");
+      s.execute("CREATE DATABASE " + name + " OWNER " + owner.username());
+      for (String clusterRole : HIGH_WATER_ROLES) {
+        s.execute(
+            "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '"
+                + clusterRole
+                + "') THEN CREATE ROLE "
+                + clusterRole
+                + " NOLOGIN; END IF; END $$");
+      }
+      s.execute("GRANT fencepost_high_water_repair TO " + owner.username());
     } catch (SQLException e) {
       throw new IllegalStateException("could not create database " + name, e);
     }
-    return new PostgresDatabase(this, name);
+    try (Connection c = java.sql.DriverManager.getConnection(jdbcUrl(name), USER, PASSWORD);
+        Statement s = c.createStatement()) {
+      // A non-superuser may hand a function to a role only if that role may create in its schema.
+      s.execute("GRANT CREATE ON SCHEMA public TO fencepost_high_water_repair");
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not prepare database " + name, e);
+    }
+    return new PostgresDatabase(this, name, owner, runtime);
+  }
+
+  private static final List<String> HIGH_WATER_ROLES =
+      List.of("fencepost_high_water_repair", "fencepost_high_water_operator");
+
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private static String generatedPassword() {
+    byte[] bytes = new byte[24];
+    RANDOM.nextBytes(bytes);
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
   }
 
   /**
-   * Sets {@code setting} for every session opened from now on by the server's user ({@code ALTER
-   * ROLE ... SET}): a role setting beats the server's command line.
+   * Sets {@code setting} for every session opened from now on by any role of this server ({@code
+   * ALTER ROLE ALL ... SET}): a role setting beats the server's command line, and the applications
+   * connect as their databases' runtime roles, not as the server's user.
    */
   public void alterRole(String setting, String value) {
     if (!setting.matches("[a-z_]{1,63}") || !value.matches("[A-Za-z0-9_.]{1,63}")) {
@@ -166,7 +216,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     }
     try (Connection c = java.sql.DriverManager.getConnection(jdbcUrl("postgres"), USER, PASSWORD);
         Statement s = c.createStatement()) {
-      s.execute("ALTER ROLE \"" + USER + "\" SET " + setting + " = '" + value + "'");
+      s.execute("ALTER ROLE ALL SET " + setting + " = '" + value + "'");
     } catch (SQLException e) {
       throw new IllegalStateException("could not set " + setting, e);
     }

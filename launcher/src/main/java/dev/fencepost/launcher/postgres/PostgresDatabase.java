@@ -1,28 +1,35 @@
 package dev.fencepost.launcher.postgres;
 
 import com.zaxxer.hikari.HikariDataSource;
-import java.sql.Connection;
-import java.sql.SQLException;
+import dev.fencepost.db.Migration;
 import javax.sql.DataSource;
-import liquibase.Scope;
-import liquibase.command.CommandScope;
-import liquibase.command.core.UpdateCommandStep;
-import liquibase.command.core.helpers.DbUrlConnectionArgumentsCommandStep;
-import liquibase.database.Database;
-import liquibase.database.DatabaseFactory;
-import liquibase.database.jvm.JdbcConnection;
-import liquibase.resource.ClassLoaderResourceAccessor;
 
-/** One database on an {@link EmbeddedPostgresServer}, with a lazily created connection pool. */
+/**
+ * One database on an {@link EmbeddedPostgresServer}, with its owner and runtime roles (ADR 0160)
+ * and a lazily created connection pool as the server's superuser (for tests and tools).
+ */
 public final class PostgresDatabase implements AutoCloseable {
+
+  /** A login role and its password. */
+  public record Credentials(String username, String password) {
+    @Override
+    public String toString() {
+      return "Credentials[" + username + "]";
+    }
+  }
 
   private final EmbeddedPostgresServer server;
   private final String name;
+  private final Credentials owner;
+  private final Credentials runtime;
   private HikariDataSource pool;
 
-  PostgresDatabase(EmbeddedPostgresServer server, String name) {
+  PostgresDatabase(
+      EmbeddedPostgresServer server, String name, Credentials owner, Credentials runtime) {
     this.server = server;
     this.name = name;
+    this.owner = owner;
+    this.runtime = runtime;
   }
 
   public String name() {
@@ -37,15 +44,30 @@ public final class PostgresDatabase implements AutoCloseable {
     return server.jdbcUrl(name);
   }
 
+  /** The server's superuser: for tests and tools, never for an application. */
   public String username() {
     return EmbeddedPostgresServer.USER;
   }
 
+  /** The superuser's password. */
   public String password() {
     return EmbeddedPostgresServer.PASSWORD;
   }
 
-  /** A pooled data source (up to 20 connections) owned by this object. */
+  /** The role that owns the database and its objects: what the migration step connects as. */
+  public Credentials owner() {
+    return owner;
+  }
+
+  /**
+   * The runtime role: what an application connects as. It owns nothing and holds only the grants of
+   * the database's changelog, once {@link #applyChangelog} has run.
+   */
+  public Credentials runtime() {
+    return runtime;
+  }
+
+  /** A pooled data source (up to 20 connections) as the superuser, owned by this object. */
   public synchronized DataSource dataSource() {
     if (pool == null) {
       pool = server.pool(name, 20);
@@ -53,33 +75,17 @@ public final class PostgresDatabase implements AutoCloseable {
     return pool;
   }
 
-  /** Applies a Liquibase changelog from the classpath, e.g. {@code db/changelog/lockdb/...}. */
+  /**
+   * The migration step: applies a master changelog ({@code db/changelog/<db>/...}) as the owner
+   * role, granting the runtime role what its application needs ({@link Migration}). Idempotent.
+   */
   public PostgresDatabase applyChangelog(String changelogPath) {
-    try (Connection connection = dataSource().getConnection()) {
-      Database database =
-          DatabaseFactory.getInstance()
-              .findCorrectDatabaseImplementation(new JdbcConnection(connection));
-      // Liquibase's console UI would print an update summary to standard output: it goes to the
-      // log instead, so a launcher's console shows only what it chooses to.
-      Scope.child(
-          java.util.Map.of(
-              Scope.Attr.resourceAccessor.name(),
-              new ClassLoaderResourceAccessor(PostgresDatabase.class.getClassLoader()),
-              Scope.Attr.ui.name(),
-              new liquibase.ui.LoggerUIService()),
-          () ->
-              new CommandScope(UpdateCommandStep.COMMAND_NAME)
-                  .addArgumentValue(DbUrlConnectionArgumentsCommandStep.DATABASE_ARG, database)
-                  .addArgumentValue(UpdateCommandStep.CHANGELOG_FILE_ARG, changelogPath)
-                  .addArgumentValue(
-                      liquibase.command.core.helpers.ShowSummaryArgument.SHOW_SUMMARY_OUTPUT,
-                      liquibase.UpdateSummaryOutputEnum.LOG)
-                  .execute());
-    } catch (SQLException e) {
-      throw new IllegalStateException("could not connect to " + name, e);
-    } catch (Exception e) {
-      throw new IllegalStateException("could not apply " + changelogPath + " to " + name, e);
-    }
+    Migration.apply(
+        jdbcUrl(),
+        owner.username(),
+        owner.password(),
+        Migration.Target.ofChangelog(changelogPath),
+        runtime.username());
     return this;
   }
 

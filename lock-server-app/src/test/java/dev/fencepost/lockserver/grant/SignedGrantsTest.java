@@ -34,7 +34,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 class SignedGrantsTest {
 
   @RegisterExtension
-  static EmbeddedPostgresExtension lockdb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension lockdb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/lockdb/db.changelog-master.yaml");
 
   /** A previous key and, after rotation, the current one. */
   private static GrantSigningKeys keys;
@@ -142,8 +143,8 @@ class SignedGrantsTest {
                 "--server.address=127.0.0.1",
                 "--spring.main.banner-mode=off",
                 "--spring.datasource.url=" + lockdb.jdbcUrl(),
-                "--spring.datasource.username=postgres",
-                "--spring.datasource.password=postgres",
+                "--spring.datasource.username=" + lockdb.database().runtime().username(),
+                "--spring.datasource.password=" + lockdb.database().runtime().password(),
                 "--logging.structured.format.console=",
                 TestIdentities.serverArg()));
     args.addAll(List.of(more));

@@ -28,7 +28,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 class LockServerSecurityTest {
 
   @RegisterExtension
-  static EmbeddedPostgresExtension lockdb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension lockdb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/lockdb/db.changelog-master.yaml");
 
   static ConfigurableApplicationContext server;
   static LockServerClient worker;

@@ -21,7 +21,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Wires the PostgreSQL backend when {@code fencepost.lock.backend=postgres} (the default). The lock
  * server excludes Boot's DataSource and Liquibase auto-configuration so that an etcd-backed server
  * needs no database; this class builds both from the standard {@code spring.datasource.*}
- * properties instead, and applies lockdb's changelog at start.
+ * properties instead. lockdb's changelog is applied by the migration step as lockdb's owner (ADR
+ * 0160), at start only with {@code fencepost.lock.postgres.migrate=true}.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnProperty(
@@ -56,10 +57,13 @@ public class PostgresBackendConfiguration {
   }
 
   @Bean
-  SpringLiquibase lockdbLiquibase(DataSource lockdbDataSource) {
+  SpringLiquibase lockdbLiquibase(
+      DataSource lockdbDataSource, PostgresBackendProperties properties) {
     SpringLiquibase liquibase = new SpringLiquibase();
     liquibase.setDataSource(lockdbDataSource);
     liquibase.setChangeLog(LOCKDB_CHANGELOG);
+    // Only when asked (fencepost.lock.postgres.migrate): migrations are their own step (ADR 0160).
+    liquibase.setShouldRun(properties.migrate());
     return liquibase;
   }
 

@@ -14,10 +14,17 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param tokenFloor after a restore of lockdb from a backup: every token issued from now on is
  *     greater than this (set it to the highest fence either guard holds, decision 0003). Never
  *     lowers the sequence; unset in normal operation
+ * @param migrate apply lockdb's changelog at start-up with the server's own connection; off by
+ *     default, because migrations are their own step, run as lockdb's owner, and the server
+ *     connects as the runtime role, which may not change the schema (ADR 0160)
  */
 @ConfigurationProperties("fencepost.lock.postgres")
 public record PostgresBackendProperties(
-    Duration beaconInterval, Duration reapAfter, String instanceId, Long tokenFloor) {
+    Duration beaconInterval,
+    Duration reapAfter,
+    String instanceId,
+    Long tokenFloor,
+    boolean migrate) {
 
   public PostgresBackendProperties {
     beaconInterval = beaconInterval == null ? Duration.ofSeconds(1) : beaconInterval;

@@ -25,12 +25,10 @@ public final class TokenFloor {
       throw new IllegalArgumentException("a token floor is a positive integer, got " + floor);
     }
     long before = jdbc.sql("SELECT last_value FROM lock_token_seq").query(Long.class).single();
+    // Through lockdb's function, which only raises: the runtime role has no UPDATE on the
+    // sequence, with which setval could move it backwards (ADR 0160).
     long after =
-        jdbc.sql(
-                """
-                SELECT setval('lock_token_seq',
-                              GREATEST((SELECT last_value FROM lock_token_seq), :floor))
-                """)
+        jdbc.sql("SELECT lock_token_floor(:floor)")
             .param("floor", floor)
             .query(Long.class)
             .single();

@@ -51,7 +51,8 @@ class PostgresBadInputTest {
   };
 
   @RegisterExtension
-  static EmbeddedPostgresExtension lockdb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension lockdb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/lockdb/db.changelog-master.yaml");
 
   private static ConfigurableApplicationContext server;
   private static LockServerClient client;

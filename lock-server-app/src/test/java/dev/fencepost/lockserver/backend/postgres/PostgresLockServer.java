@@ -18,7 +18,8 @@ public final class PostgresLockServer {
   private PostgresLockServer() {}
 
   /**
-   * @param lockdb the database, its changelog applied by the server at start
+   * @param lockdb the database, migrated by the extension as its owner; the server connects as its
+   *     runtime role (ADR 0160)
    * @param moreArgs further {@code --name=value} settings
    */
   public static ConfigurableApplicationContext start(
@@ -28,6 +29,8 @@ public final class PostgresLockServer {
     args.add("--management.server.port=0");
     args.add("--server.address=127.0.0.1");
     args.add("--spring.datasource.url=" + lockdb.jdbcUrl());
+    args.add("--spring.datasource.username=" + lockdb.database().runtime().username());
+    args.add("--spring.datasource.password=" + lockdb.database().runtime().password());
     // Short enough for the tests' own leases.
     args.add("--fencepost.lock.min-ttl=1s");
     args.add("--logging.structured.format.console=");

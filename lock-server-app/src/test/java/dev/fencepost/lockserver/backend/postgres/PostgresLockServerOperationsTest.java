@@ -27,7 +27,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 class PostgresLockServerOperationsTest {
 
   @RegisterExtension
-  static EmbeddedPostgresExtension lockdb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension lockdb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/lockdb/db.changelog-master.yaml");
 
   /** Started after each server, because Spring Boot re-initialises logging when it starts. */
   private final CapturedEvents events = new CapturedEvents();

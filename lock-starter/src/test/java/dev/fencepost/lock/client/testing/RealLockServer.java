@@ -69,10 +69,14 @@ public final class RealLockServer {
     List<AutoCloseable> resources = new ArrayList<>();
     switch (backend) {
       case POSTGRES -> {
-        PostgresDatabase lockdb = EmbeddedPostgresServer.shared().createDatabase("starter_lockdb");
+        // Migrated as its owner; the server connects as the runtime role (ADR 0160).
+        PostgresDatabase lockdb =
+            EmbeddedPostgresServer.shared()
+                .createDatabase("starter_lockdb")
+                .applyChangelog("db/changelog/lockdb/db.changelog-master.yaml");
         args.add("--spring.datasource.url=" + lockdb.jdbcUrl());
-        args.add("--spring.datasource.username=" + lockdb.username());
-        args.add("--spring.datasource.password=" + lockdb.password());
+        args.add("--spring.datasource.username=" + lockdb.runtime().username());
+        args.add("--spring.datasource.password=" + lockdb.runtime().password());
         args.add("--spring.datasource.hikari.maximum-pool-size=6");
       }
       case ETCD -> {
