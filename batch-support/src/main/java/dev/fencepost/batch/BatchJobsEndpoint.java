@@ -1,5 +1,6 @@
 package dev.fencepost.batch;
 
+import dev.fencepost.web.FreeText;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -69,6 +70,14 @@ public class BatchJobsEndpoint {
     Job job = jobs.get(jobName);
     if (job == null) {
       return notFound(jobName);
+    }
+    if (FreeText.hasControlCharacter(parameters)) {
+      // jobdb cannot store NUL; a refusal here is a 400, not a failed launch (ADR 0166).
+      return new WebEndpointResponse<>(
+          Map.of(
+              "code", "INVALID_PARAMETERS",
+              "detail", "parameters must not contain control characters"),
+          400);
     }
     JobParametersBuilder builder = new JobParametersBuilder();
     if (parameters != null && !parameters.isBlank()) {

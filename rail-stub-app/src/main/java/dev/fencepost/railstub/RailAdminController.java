@@ -1,5 +1,6 @@
 package dev.fencepost.railstub;
 
+import dev.fencepost.web.FreeText;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,6 +46,12 @@ class RailAdminController {
 
   @PutMapping("/faults")
   Map<String, Object> replaceFaults(@RequestBody FaultPlanRequest request) {
+    if (request.overrides() != null) {
+      request
+          .overrides()
+          .keySet()
+          .forEach(k -> FreeText.requireNoControlCharacters("overrides", k));
+    }
     Duration lag =
         request.lookupLagMillis() == null
             ? decider.plan().lookupLag()

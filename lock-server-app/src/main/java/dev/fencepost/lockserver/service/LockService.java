@@ -15,6 +15,7 @@ import dev.fencepost.lockserver.backend.BackendUnavailableException;
 import dev.fencepost.lockserver.backend.LockBackend;
 import dev.fencepost.lockserver.config.LockServerProperties;
 import dev.fencepost.lockserver.grant.GrantSigner;
+import dev.fencepost.web.FreeText;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -374,5 +375,6 @@ public final class LockService {
     if (value == null || value.isBlank() || value.length() > max) {
       throw new InvalidLockRequestException(field + " must be 1.." + max + " non-blank characters");
     }
+    FreeText.requireNoControlCharacters(field, value);
   }
 }
