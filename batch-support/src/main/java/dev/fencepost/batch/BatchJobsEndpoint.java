@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.job.JobExecution;
 import org.springframework.batch.core.job.JobInstance;
+import org.springframework.batch.core.job.parameters.InvalidJobParametersException;
 import org.springframework.batch.core.job.parameters.JobParameters;
 import org.springframework.batch.core.job.parameters.JobParametersBuilder;
 import org.springframework.batch.core.launch.JobOperator;
@@ -103,6 +104,14 @@ public class BatchJobsEndpoint {
           .addKeyValue("via", "actuator")
           .log("launched {} as execution {}", jobName, execution.getId());
       return new WebEndpointResponse<>(ExecutionSummary.of(execution), 202);
+    } catch (InvalidJobParametersException e) {
+      // The job's own validator refused the parameters before any execution was created.
+      log.atInfo()
+          .addKeyValue("event", "batch.job.launch_refused")
+          .addKeyValue("jobName", jobName)
+          .log("launch of {} refused: {}", jobName, e.getMessage());
+      return new WebEndpointResponse<>(
+          Map.of("code", "INVALID_PARAMETERS", "jobName", jobName, "detail", e.getMessage()), 400);
     } catch (Exception e) {
       log.atWarn()
           .addKeyValue("event", "batch.job.launch_failed")

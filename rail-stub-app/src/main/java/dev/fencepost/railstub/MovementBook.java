@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -87,6 +88,32 @@ public final class MovementBook {
               m ->
                   clientReferenceOrNull == null
                       || m.clientReference().equals(clientReferenceOrNull))
+          .toList();
+    }
+  }
+
+  /**
+   * A page of the statement in rail-reference order: movements after {@code afterOrNull} (a rail
+   * reference), received in {@code [fromOrNull, toOrNull)}, of the given client references (null:
+   * any), at most {@code limit}.
+   */
+  public List<Movement> page(
+      Set<String> clientReferencesOrNull,
+      Instant fromOrNull,
+      Instant toOrNull,
+      String afterOrNull,
+      int limit) {
+    synchronized (movements) {
+      // The book is in rail-reference order: references are zero-padded and only ever grow.
+      return movements.stream()
+          .filter(m -> afterOrNull == null || m.railReference().compareTo(afterOrNull) > 0)
+          .filter(
+              m ->
+                  clientReferencesOrNull == null
+                      || clientReferencesOrNull.contains(m.clientReference()))
+          .filter(m -> fromOrNull == null || !m.receivedAt().isBefore(fromOrNull))
+          .filter(m -> toOrNull == null || m.receivedAt().isBefore(toOrNull))
+          .limit(limit)
           .toList();
     }
   }
