@@ -24,8 +24,9 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * Refuses a request body over the limit with 413 {@code PAYLOAD_TOO_LARGE} before anything parses
  * it, on every path of the application, its actuator endpoints included: a declared Content-Length
  * over the limit is refused unread, a chunked body is read up to the limit and refused as soon as
- * it passes it. Fencepost's bodies are a few hundred bytes, so holding one up to the limit costs
- * nothing, and the application then reads it from memory. Registered by {@link
+ * it passes it (a form's body is left to Tomcat, bounded by its declared length here and by
+ * Tomcat's {@code max-post-size}). Fencepost's bodies are a few hundred bytes, so holding one up to
+ * the limit costs nothing, and the application then reads it from memory. Registered by {@link
  * ProblemJsonAutoConfiguration} with {@code fencepost.web.max-request-body-size}; an application
  * with a limit of its own registers this filter under the bean name {@value #BEAN_NAME}.
  */
@@ -61,7 +62,11 @@ public final class RequestBodyLimitFilter extends OncePerRequestFilter {
       reject(request, response);
       return;
     }
-    if (declared == 0 || (declared < 0 && request.getHeader("Transfer-Encoding") == null)) {
+    if (declared == 0
+        || (declared < 0 && request.getHeader("Transfer-Encoding") == null)
+        || isForm(request)) {
+      // A form's parameters are parsed by Tomcat from its own input, which a buffered copy would
+      // leave empty; a form is bounded by its declared length here and by Tomcat's max-post-size.
       chain.doFilter(request, response);
       return;
     }
@@ -77,6 +82,13 @@ public final class RequestBodyLimitFilter extends OncePerRequestFilter {
       }
     }
     chain.doFilter(new BufferedBodyRequest(request, buffer.toByteArray()), response);
+  }
+
+  private static boolean isForm(HttpServletRequest request) {
+    String type = request.getContentType();
+    return type != null
+        && (type.regionMatches(true, 0, "application/x-www-form-urlencoded", 0, 33)
+            || type.regionMatches(true, 0, "multipart/", 0, 10));
   }
 
   private void reject(HttpServletRequest request, HttpServletResponse response) throws IOException {

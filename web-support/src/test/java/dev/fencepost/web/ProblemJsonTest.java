@@ -190,6 +190,15 @@ class ProblemJsonTest {
     assertThat(json(response).get("name").asString()).isEqualTo("chunked");
   }
 
+  @Test
+  void aFormWithinTheLimitKeepsItsParameters() throws Exception {
+    HttpResponse<String> response =
+        post("/forms", "application/x-www-form-urlencoded", "name=kept&other=also");
+
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    assertThat(response.body()).isEqualTo("kept");
+  }
+
   private static void assertProblem(HttpResponse<String> response, int status, String code)
       throws Exception {
     assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
@@ -258,6 +267,11 @@ class ProblemJsonTest {
       FreeText.requireNoControlCharacters("name", thing.name());
       CREATED.incrementAndGet();
       return thing;
+    }
+
+    @PostMapping("/forms")
+    String form(@RequestParam String name) {
+      return name;
     }
 
     @GetMapping("/boom")
