@@ -1,5 +1,6 @@
 package dev.fencepost.batch;
 
+import dev.fencepost.web.FreeText;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -12,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.job.JobExecution;
 import org.springframework.batch.core.job.JobInstance;
+import org.springframework.batch.core.job.parameters.InvalidJobParametersException;
 import org.springframework.batch.core.job.parameters.JobParameters;
 import org.springframework.batch.core.job.parameters.JobParametersBuilder;
 import org.springframework.batch.core.launch.JobOperator;
@@ -70,6 +72,14 @@ public class BatchJobsEndpoint {
     if (job == null) {
       return notFound(jobName);
     }
+    if (FreeText.hasControlCharacter(parameters)) {
+      // jobdb cannot store NUL; a refusal here is a 400, not a failed launch (ADR 0166).
+      return new WebEndpointResponse<>(
+          Map.of(
+              "code", "INVALID_PARAMETERS",
+              "detail", "parameters must not contain control characters"),
+          400);
+    }
     JobParametersBuilder builder = new JobParametersBuilder();
     if (parameters != null && !parameters.isBlank()) {
       for (String pair : parameters.split(",")) {
@@ -94,6 +104,14 @@ public class BatchJobsEndpoint {
           .addKeyValue("via", "actuator")
           .log("launched {} as execution {}", jobName, execution.getId());
       return new WebEndpointResponse<>(ExecutionSummary.of(execution), 202);
+    } catch (InvalidJobParametersException e) {
+      // The job's own validator refused the parameters before any execution was created.
+      log.atInfo()
+          .addKeyValue("event", "batch.job.launch_refused")
+          .addKeyValue("jobName", jobName)
+          .log("launch of {} refused: {}", jobName, e.getMessage());
+      return new WebEndpointResponse<>(
+          Map.of("code", "INVALID_PARAMETERS", "jobName", jobName, "detail", e.getMessage()), 400);
     } catch (Exception e) {
       log.atWarn()
           .addKeyValue("event", "batch.job.launch_failed")

@@ -167,6 +167,32 @@ class BatchJobsEndpointTest {
     assertThat(refused.body()).contains("INVALID_PARAMETERS");
   }
 
+  /** jobdb cannot store NUL: it was a failed launch; now a 400 before anything starts. */
+  @Test
+  void parametersWithAControlCharacterAre400AndLaunchNothing() throws Exception {
+    long executions = executions();
+    for (String control : new String[] {"\\u0000", "\\n", "\\u001b"}) {
+      HttpResponse<String> refused =
+          post("sampleJob", "{\"parameters\":\"origin=te" + control + "st\"}");
+      assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+      assertThat(refused.body()).contains("INVALID_PARAMETERS");
+    }
+    assertThat(executions()).isEqualTo(executions);
+  }
+
+  /** The actuator's bodies are bounded like every other (fencepost.web.max-request-body-size). */
+  @Test
+  void aBodyOverTheLimitIs413ProblemJsonAndLaunchesNothing() throws Exception {
+    long executions = executions();
+    HttpResponse<String> refused =
+        post("sampleJob", "{\"parameters\":\"a=" + "x".repeat(17 * 1024) + "\"}");
+    assertThat(refused.statusCode()).isEqualTo(413);
+    assertThat(refused.headers().firstValue("Content-Type"))
+        .hasValue("application/problem+json;charset=UTF-8");
+    assertThat(refused.body()).contains("\"code\":\"PAYLOAD_TOO_LARGE\"");
+    assertThat(executions()).isEqualTo(executions);
+  }
+
   @Test
   void anUnknownJobIs404ForLaunchAndList() throws Exception {
     assertThat(post("noSuchJob", "").statusCode()).isEqualTo(404);

@@ -3,26 +3,18 @@ package dev.fencepost.railproxy;
 import dev.fencepost.web.ProblemJsonExceptionHandler;
 import dev.fencepost.web.Problems;
 import io.micrometer.core.instrument.MeterRegistry;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
-import java.io.IOException;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
-import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
-import org.springframework.web.context.request.ServletWebRequest;
 import org.springframework.web.context.request.WebRequest;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The proxy's own errors as problem+json with a stable {@code code} (docs/rail.md): bad input is a
@@ -38,11 +30,9 @@ class ProblemAdvice extends ProblemJsonExceptionHandler {
   private static final Logger log = LoggerFactory.getLogger(ProblemAdvice.class);
 
   private final MeterRegistry meters;
-  private final JsonMapper json;
 
-  ProblemAdvice(MeterRegistry meters, JsonMapper json) {
+  ProblemAdvice(MeterRegistry meters) {
     this.meters = meters;
-    this.json = json;
   }
 
   @ExceptionHandler(InvalidSubmissionException.class)
@@ -133,20 +123,13 @@ class ProblemAdvice extends ProblemJsonExceptionHandler {
     return Problems.response(Problems.of(HttpStatus.SERVICE_UNAVAILABLE, code, detail));
   }
 
-  /** Malformed JSON is a 400 of its own code; a body cut off by the size limit is a 413. */
+  /** Malformed JSON is a 400 of its own code. */
   @Override
   protected ResponseEntity<Object> handleHttpMessageNotReadable(
       HttpMessageNotReadableException ex,
       HttpHeaders headers,
       HttpStatusCode status,
       WebRequest request) {
-    for (Throwable t = ex; t != null; t = t.getCause()) {
-      if (t instanceof PayloadTooLargeException tooLarge) {
-        ProblemDetail problem =
-            Problems.of(HttpStatus.CONTENT_TOO_LARGE, "PAYLOAD_TOO_LARGE", tooLarge.getMessage());
-        return createResponseEntity(problem, headers, HttpStatus.CONTENT_TOO_LARGE, request);
-      }
-    }
     ProblemDetail problem =
         Problems.of(HttpStatus.BAD_REQUEST, "MALFORMED_JSON", "the request body is not valid JSON");
     return createResponseEntity(problem, headers, HttpStatus.BAD_REQUEST, request);
@@ -159,29 +142,5 @@ class ProblemAdvice extends ProblemJsonExceptionHandler {
         .counter("fencepost.proxy.request.rejections", "code", Problems.codeOf(problem))
         .increment();
     super.rejected(problem, request);
-  }
-
-  /** Used by {@link RequestSizeLimitFilter}, which answers before Spring MVC is involved. */
-  void writePayloadTooLarge(
-      HttpServletRequest request, HttpServletResponse response, long limitBytes)
-      throws IOException {
-    ProblemDetail problem =
-        Problems.of(
-            HttpStatus.CONTENT_TOO_LARGE,
-            "PAYLOAD_TOO_LARGE",
-            "request body exceeds " + limitBytes + " bytes");
-    rejected(problem, new ServletWebRequest(request));
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("type", problem.getType().toString());
-    body.put("title", problem.getTitle());
-    body.put("status", problem.getStatus());
-    body.put("detail", problem.getDetail());
-    body.put("instance", request.getRequestURI());
-    body.put(Problems.CODE, Problems.codeOf(problem));
-    response.setStatus(problem.getStatus());
-    response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-    // The unread body is not worth draining; make sure the connection is not reused.
-    response.setHeader(HttpHeaders.CONNECTION, "close");
-    json.writeValue(response.getOutputStream(), body);
   }
 }

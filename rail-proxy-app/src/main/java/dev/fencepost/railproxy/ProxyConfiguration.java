@@ -3,6 +3,8 @@ package dev.fencepost.railproxy;
 import dev.fencepost.security.BearerTokenSource;
 import dev.fencepost.security.EndpointAccess;
 import dev.fencepost.security.FencepostRole;
+import dev.fencepost.web.ProblemJsonAutoConfiguration;
+import dev.fencepost.web.RequestBodyLimitFilter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import org.slf4j.Logger;
@@ -12,7 +14,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.Ordered;
 import org.springframework.http.HttpMethod;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -91,13 +92,14 @@ class ProxyConfiguration {
     return new SubmissionService(grants, store, transaction, rail, switches, meters);
   }
 
-  @Bean
-  FilterRegistrationBean<RequestSizeLimitFilter> requestSizeLimitFilter(
+  /**
+   * web-support's body bound on every path, with the proxy's own limit property; a refusal is
+   * counted by {@link ProblemAdvice} like every other.
+   */
+  @Bean(RequestBodyLimitFilter.BEAN_NAME)
+  FilterRegistrationBean<RequestBodyLimitFilter> requestBodyLimitFilter(
       ProxyProperties properties, ProblemAdvice problems) {
-    FilterRegistrationBean<RequestSizeLimitFilter> registration =
-        new FilterRegistrationBean<>(
-            new RequestSizeLimitFilter(properties.maxRequestSize().toBytes(), problems));
-    registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
-    return registration;
+    return ProblemJsonAutoConfiguration.registration(
+        new RequestBodyLimitFilter(properties.maxRequestSize().toBytes(), problems));
   }
 }

@@ -1,5 +1,6 @@
 package dev.fencepost.railproxy;
 
+import dev.fencepost.web.FreeText;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -162,8 +163,11 @@ public final class SubmissionStore {
         .param("accountId", r.accountId())
         .param("token", r.fencingToken())
         .param("clientReference", r.clientReference())
-        .param("kid", grantKeyId == null ? null : truncate(grantKeyId, 128))
-        .param("detail", detail == null ? null : truncate(detail, 500))
+        // The key id comes from the presented, unverified grant's header and the detail may quote
+        // it: attacker's text, recorded with its control characters replaced (paydb-style
+        // PostgreSQL refuses NUL, which would turn a refusal into a 503).
+        .param("kid", grantKeyId == null ? null : truncate(FreeText.printable(grantKeyId), 128))
+        .param("detail", detail == null ? null : truncate(FreeText.printable(detail), 500))
         .update();
   }
 

@@ -22,8 +22,20 @@ public final class FaultDecider {
   private final FaultPlan startupPlan;
   private final AtomicReference<FaultPlan> plan;
   private final Map<String, AtomicLong> attempts = new ConcurrentHashMap<>();
+  private final int maxReferences;
 
+  /** A decider counting attempts for any number of client references (tests of decisions). */
   public FaultDecider(long seed, StubProperties.Latency latency, FaultPlan startupPlan) {
+    this(seed, latency, startupPlan, Integer.MAX_VALUE);
+  }
+
+  /**
+   * @param maxReferences the most distinct client references whose attempts are counted; a new one
+   *     beyond it is refused ({@link RailBookFullException})
+   */
+  public FaultDecider(
+      long seed, StubProperties.Latency latency, FaultPlan startupPlan, int maxReferences) {
+    this.maxReferences = maxReferences;
     this.seed = seed;
     this.latency = latency;
     this.startupPlan = startupPlan;
@@ -33,7 +45,16 @@ public final class FaultDecider {
   /** One decision per request. */
   public record Decision(FaultMode mode, Duration nominalLatency, long attempt) {}
 
+  /**
+   * @throws RailBookFullException when {@code clientReference} is new and the attempt counts are at
+   *     their maximum; nothing is counted then
+   */
   public Decision decide(String clientReference) {
+    // Approximate under concurrency (size() is a snapshot): the bound is against running out of
+    // heap, not an exact count.
+    if (attempts.size() >= maxReferences && !attempts.containsKey(clientReference)) {
+      throw new RailBookFullException("client references", maxReferences);
+    }
     long attempt =
         attempts.computeIfAbsent(clientReference, ignored -> new AtomicLong()).incrementAndGet();
     SplittableRandom random = new SplittableRandom(mix(clientReference, attempt));

@@ -4,16 +4,52 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Every movement the rail made, in memory: the ground truth (docs/rail.md). */
+/**
+ * Every movement the rail made, in memory: the ground truth (docs/rail.md). Bounded: at {@code max}
+ * movements a payment is refused ({@link RailBookFullException}) rather than the heap filled.
+ */
 public final class MovementBook {
 
   private final List<Movement> movements = new ArrayList<>();
+  private final int max;
   // Never reset, so a rail reference stays unique even across DELETE /rail/admin/movements.
   private final AtomicLong sequence = new AtomicLong();
 
-  /** Records a new movement; a repeated client reference is deliberately a second movement. */
+  /**
+   * @param max the most movements the book holds (fencepost.stub.max-movements)
+   */
+  public MovementBook(int max) {
+    if (max < 1) {
+      throw new IllegalArgumentException("fencepost.stub.max-movements must be at least 1");
+    }
+    this.max = max;
+  }
+
+  public int max() {
+    return max;
+  }
+
+  /**
+   * Refuses up front when the book is full, so that a refused payment is not even counted as an
+   * attempt.
+   *
+   * @throws RailBookFullException when the book holds {@link #max()} movements
+   */
+  public void requireRoom() {
+    if (size() >= max) {
+      throw new RailBookFullException("movements", max);
+    }
+  }
+
+  /**
+   * Records a new movement; a repeated client reference is deliberately a second movement.
+   *
+   * @throws RailBookFullException when the book is full (checked again here: concurrent payments
+   *     may have filled it since {@link #requireRoom()})
+   */
   public Movement settle(PaymentRequest payment, Instant now, Duration lookupLag) {
     Movement movement =
         new Movement(
@@ -26,6 +62,9 @@ public final class MovementBook {
             now,
             now.plus(lookupLag));
     synchronized (movements) {
+      if (movements.size() >= max) {
+        throw new RailBookFullException("movements", max);
+      }
       movements.add(movement);
     }
     return movement;
@@ -49,6 +88,32 @@ public final class MovementBook {
               m ->
                   clientReferenceOrNull == null
                       || m.clientReference().equals(clientReferenceOrNull))
+          .toList();
+    }
+  }
+
+  /**
+   * A page of the statement in rail-reference order: movements after {@code afterOrNull} (a rail
+   * reference), received in {@code [fromOrNull, toOrNull)}, of the given client references (null:
+   * any), at most {@code limit}.
+   */
+  public List<Movement> page(
+      Set<String> clientReferencesOrNull,
+      Instant fromOrNull,
+      Instant toOrNull,
+      String afterOrNull,
+      int limit) {
+    synchronized (movements) {
+      // The book is in rail-reference order: references are zero-padded and only ever grow.
+      return movements.stream()
+          .filter(m -> afterOrNull == null || m.railReference().compareTo(afterOrNull) > 0)
+          .filter(
+              m ->
+                  clientReferencesOrNull == null
+                      || clientReferencesOrNull.contains(m.clientReference()))
+          .filter(m -> fromOrNull == null || !m.receivedAt().isBefore(fromOrNull))
+          .filter(m -> toOrNull == null || m.receivedAt().isBefore(toOrNull))
+          .limit(limit)
           .toList();
     }
   }

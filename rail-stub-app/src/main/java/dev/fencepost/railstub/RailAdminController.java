@@ -1,9 +1,12 @@
 package dev.fencepost.railstub;
 
+import dev.fencepost.web.FreeText;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.ResponseEntity;
@@ -22,6 +25,9 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @RequestMapping("/rail/admin")
 class RailAdminController {
+
+  /** The largest page of the statement one request may ask for. */
+  static final int MAX_PAGE = 1000;
 
   private static final Logger log = LoggerFactory.getLogger(RailAdminController.class);
 
@@ -45,6 +51,12 @@ class RailAdminController {
 
   @PutMapping("/faults")
   Map<String, Object> replaceFaults(@RequestBody FaultPlanRequest request) {
+    if (request.overrides() != null) {
+      request
+          .overrides()
+          .keySet()
+          .forEach(k -> FreeText.requireNoControlCharacters("overrides", k));
+    }
     Duration lag =
         request.lookupLagMillis() == null
             ? decider.plan().lookupLag()
@@ -71,12 +83,41 @@ class RailAdminController {
     return ResponseEntity.noContent().build();
   }
 
+  /**
+   * The statement. Without paging parameters every movement (optionally of one client reference),
+   * as before. With {@code limit} (1..1000) a page in rail-reference order after {@code after},
+   * optionally of several {@code clientReference}s and received in {@code [receivedFrom,
+   * receivedTo)}; {@code next} is the cursor of the following page, null on the last.
+   */
   @GetMapping("/movements")
-  Map<String, Object> movements(@RequestParam(required = false) String clientReference) {
-    List<Movement> all = book.all(clientReference);
+  Map<String, Object> movements(
+      @RequestParam(required = false) List<String> clientReference,
+      @RequestParam(required = false) Instant receivedFrom,
+      @RequestParam(required = false) Instant receivedTo,
+      @RequestParam(required = false) String after,
+      @RequestParam(required = false) Integer limit) {
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("count", all.size());
-    body.put("movements", all);
+    if (limit == null) {
+      List<Movement> all =
+          book.all(
+              clientReference == null || clientReference.isEmpty() ? null : clientReference.get(0));
+      body.put("count", all.size());
+      body.put("movements", all);
+      return body;
+    }
+    if (limit < 1 || limit > MAX_PAGE) {
+      throw new InvalidPaymentException("limit", "must be 1.." + MAX_PAGE);
+    }
+    List<Movement> page =
+        book.page(
+            clientReference == null ? null : Set.copyOf(clientReference),
+            receivedFrom,
+            receivedTo,
+            after,
+            limit);
+    body.put("count", page.size());
+    body.put("movements", page);
+    body.put("next", page.size() < limit ? null : page.get(page.size() - 1).railReference());
     return body;
   }
 

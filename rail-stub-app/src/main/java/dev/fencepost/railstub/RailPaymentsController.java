@@ -55,6 +55,7 @@ class RailPaymentsController {
   void submit(@RequestBody JsonNode body, HttpServletRequest request, HttpServletResponse response)
       throws IOException {
     PaymentRequest payment = PaymentRequest.from(body);
+    book.requireRoom();
     FaultDecider.Decision decision = decider.decide(payment.clientReference());
     pause(decision.nominalLatency());
     FaultMode mode = decision.mode();

@@ -14,8 +14,8 @@ import org.springframework.http.HttpMethod;
 class RailStubConfiguration {
 
   @Bean
-  MovementBook movementBook() {
-    return new MovementBook();
+  MovementBook movementBook(StubProperties properties) {
+    return new MovementBook(properties.maxMovements());
   }
 
   @Bean
@@ -23,7 +23,8 @@ class RailStubConfiguration {
     FaultPlan startup =
         new FaultPlan(
             properties.faults().rates(), properties.faults().overrides(), properties.lookupLag());
-    return new FaultDecider(properties.seed(), properties.latency(), startup);
+    return new FaultDecider(
+        properties.seed(), properties.latency(), startup, properties.maxMovements());
   }
 
   /**

@@ -2,6 +2,8 @@ package dev.fencepost.railstub;
 
 import dev.fencepost.web.ProblemJsonExceptionHandler;
 import dev.fencepost.web.Problems;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -11,10 +13,23 @@ import org.springframework.web.context.request.WebRequest;
 
 /**
  * The stub's own errors as problem+json with a stable {@code code}; bad input is a 4xx, never a
- * 5xx. Everything else is mapped by web-support's {@link ProblemJsonExceptionHandler}.
+ * 5xx; full books are a 503 {@code RAIL_BOOK_FULL}. Everything else is mapped by web-support's
+ * {@link ProblemJsonExceptionHandler}.
  */
 @RestControllerAdvice
 class StubProblemAdvice extends ProblemJsonExceptionHandler {
+
+  private static final Logger log = LoggerFactory.getLogger(StubProblemAdvice.class);
+
+  /** The books are full (fencepost.stub.max-movements): nothing moved, nothing counted. */
+  @ExceptionHandler(RailBookFullException.class)
+  ResponseEntity<Object> bookFull(RailBookFullException e) {
+    log.atWarn()
+        .addKeyValue("event", "rail.stub.book_full")
+        .log("payment refused: {}", e.getMessage());
+    return Problems.response(
+        Problems.of(HttpStatus.SERVICE_UNAVAILABLE, "RAIL_BOOK_FULL", e.getMessage()));
+  }
 
   @ExceptionHandler(InvalidPaymentException.class)
   ResponseEntity<Object> invalidPayment(InvalidPaymentException e, WebRequest request) {

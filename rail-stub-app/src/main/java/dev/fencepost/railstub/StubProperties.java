@@ -18,6 +18,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param lookupLag how long after settling a movement becomes visible to the lookup (A-08)
  * @param declineCode decline code the {@link FaultMode#DECLINE} fault answers with
  * @param faults fault rates and overrides in force at start-up
+ * @param maxMovements the most movements the in-memory book holds, and the most distinct client
+ *     references whose attempts are counted; beyond either a payment is refused with 503 {@code
+ *     RAIL_BOOK_FULL} before anything moves, rather than the heap filling. {@code DELETE
+ *     /rail/admin/movements} empties both
  */
 @ConfigurationProperties("fencepost.stub")
 public record StubProperties(
@@ -27,7 +31,8 @@ public record StubProperties(
     @DefaultValue("30s") Duration hang,
     @DefaultValue("0s") Duration lookupLag,
     @DefaultValue("BENEFICIARY_ACCOUNT_CLOSED") String declineCode,
-    @DefaultValue Faults faults) {
+    @DefaultValue Faults faults,
+    @DefaultValue("1000000") int maxMovements) {
 
   /**
    * Nominal latency.

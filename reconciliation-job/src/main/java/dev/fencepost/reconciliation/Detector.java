@@ -42,6 +42,11 @@ public class Detector {
     this.settings = settings;
   }
 
+  /** The settings this detector compares with. */
+  ReconciliationSettings settings() {
+    return settings;
+  }
+
   /** Compares the stores for {@code window}; {@code now} is paydb's clock when the run began. */
   public Detection detect(ReconciliationWindow window, Instant now) {
     return detect(window, now, List.of());
@@ -56,17 +61,10 @@ public class Detector {
   public Detection detect(ReconciliationWindow window, Instant now, List<Finding> refusals) {
     Collector out = new Collector(settings.maxFindingsPerClass());
 
-    Map<String, List<RailMovement>> movementsByRef = new LinkedHashMap<>();
-    for (RailMovement m : statement.movements()) {
-      movementsByRef.computeIfAbsent(m.clientReference(), k -> new ArrayList<>()).add(m);
-    }
+    // The window's movements only name the references moved in it; the whole history of those
+    // and of the window's submissions is read next, by reference (ADR 0168).
     Set<String> refsMovedInWindow = new HashSet<>();
-    movementsByRef.forEach(
-        (ref, ms) -> {
-          if (ms.stream().anyMatch(m -> window.contains(m.receivedAt()))) {
-            refsMovedInWindow.add(ref);
-          }
-        });
+    statement.forEachMovementIn(window, m -> refsMovedInWindow.add(m.clientReference()));
 
     List<Submission> submissions = proxy.submissions(window);
     Map<String, Submission> submissionByRef = new HashMap<>();
@@ -78,6 +76,10 @@ public class Detector {
 
     Set<String> refs = new HashSet<>(refsMovedInWindow);
     refs.addAll(submissionByRef.keySet());
+    Map<String, List<RailMovement>> movementsByRef = new LinkedHashMap<>();
+    for (RailMovement m : statement.movementsFor(refs)) {
+      movementsByRef.computeIfAbsent(m.clientReference(), k -> new ArrayList<>()).add(m);
+    }
     Map<String, PaydbReads.PayoutFacts> payoutByRef = reads.byClientReference(refs);
     Set<String> mismatched = contentMismatches(submissions, refusals, out);
 
@@ -156,7 +158,7 @@ public class Detector {
       Map<String, PaydbReads.PayoutFacts> payoutByRef,
       Collector out) {
     for (String ref : refsMovedInWindow) {
-      List<RailMovement> moves = movementsByRef.get(ref);
+      List<RailMovement> moves = movementsByRef.getOrDefault(ref, List.of());
       if (moves.size() > 1) {
         PaydbReads.PayoutFacts payout = payoutByRef.get(ref);
         out.add(
@@ -227,7 +229,8 @@ public class Detector {
       Instant now,
       Collector out) {
     for (Submission s : submissions) {
-      boolean moneyMoved = s.acked() || movementsByRef.containsKey(s.clientReference());
+      boolean moneyMoved =
+          s.acked() || !movementsByRef.getOrDefault(s.clientReference(), List.of()).isEmpty();
       if (!moneyMoved) {
         continue;
       }
@@ -269,13 +272,33 @@ public class Detector {
     }
   }
 
+  /**
+   * Whether the statement shows {@code ref} moving money: from the references already read, else
+   * read now (a posting's submission may be outside the window).
+   */
+  private boolean moved(String ref, Map<String, List<RailMovement>> movementsByRef) {
+    return !movementsByRef
+        .computeIfAbsent(ref, r -> new ArrayList<>(statement.movementsFor(List.of(r))))
+        .isEmpty();
+  }
+
   /** A posting needs a submission the proxy recorded and that is not a decline. */
   private void postingsWithoutSubmission(
       ReconciliationWindow window,
       Map<String, Submission> submissionByPayout,
       Map<String, List<RailMovement>> movementsByRef,
       Collector out) {
-    for (PaydbReads.Posting posting : reads.postingsIn(window)) {
+    reads.forEachPostingIn(
+        window,
+        posting -> postingWithoutSubmission(posting, submissionByPayout, movementsByRef, out));
+  }
+
+  private void postingWithoutSubmission(
+      PaydbReads.Posting posting,
+      Map<String, Submission> submissionByPayout,
+      Map<String, List<RailMovement>> movementsByRef,
+      Collector out) {
+    {
       Optional<Submission> recorded =
           Optional.ofNullable(submissionByPayout.get(posting.payoutId()))
               .or(() -> proxy.submission(posting.payoutId()));
@@ -285,7 +308,7 @@ public class Detector {
       } else if (recorded.get().rejected()) {
         problem = "the proxy recorded the rail declining it";
       } else if (!recorded.get().acked()
-          && !movementsByRef.containsKey(recorded.get().clientReference())) {
+          && !moved(recorded.get().clientReference(), movementsByRef)) {
         problem =
             "the proxy recorded outcome "
                 + recorded.get().outcome()

@@ -10,6 +10,7 @@ import dev.fencepost.payment.PaymentResourceException;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutId;
 import dev.fencepost.payment.PayoutState;
+import dev.fencepost.web.FreeText;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
@@ -74,6 +75,13 @@ public class OperatorActions {
       if (reason == null || reason.isBlank()) {
         throw new OperatorActionRefusedException(
             "INVALID_REQUEST", "a non-blank reason is required");
+      }
+      // Checked before anything is read or locked: paydb cannot store NUL, and a line break in
+      // the audit row or the event is not a reason (ADR 0166).
+      if (FreeText.hasControlCharacter(operator) || FreeText.hasControlCharacter(reason)) {
+        throw new OperatorActionRefusedException(
+            "INVALID_REQUEST",
+            "operator and reason must not contain control characters (NUL, tab, line breaks)");
       }
       Actor actor;
       PayoutId id;

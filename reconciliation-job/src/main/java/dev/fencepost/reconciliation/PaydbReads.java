@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -61,8 +62,20 @@ public class PaydbReads {
 
   private final JdbcClient jdbc;
   private final JdbcTemplate template;
+  private final int postingPageSize;
 
   public PaydbReads(DataSource paydb) {
+    this(paydb, 500);
+  }
+
+  /**
+   * @param postingPageSize postings per page of {@link #forEachPostingIn}
+   */
+  public PaydbReads(DataSource paydb, int postingPageSize) {
+    if (postingPageSize < 1) {
+      throw new IllegalArgumentException("postingPageSize must be positive");
+    }
+    this.postingPageSize = postingPageSize;
     this.jdbc = JdbcClient.create(paydb);
     this.template = new JdbcTemplate(paydb);
   }
@@ -93,24 +106,49 @@ public class PaydbReads {
     return found;
   }
 
-  /** Payout postings whose group was written inside the window. */
-  public List<Posting> postingsIn(ReconciliationWindow window) {
-    return jdbc.sql(
-            """
-            SELECT g.id::text AS gid, g.payout_id::text AS pid, p.account_id, g.created_at
-              FROM ledger_group g JOIN payout p ON p.id = g.payout_id
-             WHERE g.kind = 'PAYOUT_POSTING' AND g.created_at >= :from AND g.created_at < :to
-             ORDER BY g.created_at, g.id""")
-        .param("from", Timestamp.from(window.from()))
-        .param("to", Timestamp.from(window.to()))
-        .query(
-            (rs, i) ->
-                new Posting(
-                    rs.getString("gid"),
-                    rs.getString("pid"),
-                    rs.getString("account_id"),
-                    rs.getTimestamp("created_at").toInstant()))
-        .list();
+  /**
+   * Payout postings whose group was written inside the window, oldest first, handed to {@code each}
+   * a keyset page at a time so that a window's postings are never held whole (ADR 0168).
+   */
+  public void forEachPostingIn(ReconciliationWindow window, Consumer<Posting> each) {
+    Timestamp afterAt = null;
+    String afterId = null;
+    while (true) {
+      var query =
+          jdbc.sql(
+                  """
+                  SELECT g.id::text AS gid, g.payout_id::text AS pid, p.account_id, g.created_at
+                    FROM ledger_group g JOIN payout p ON p.id = g.payout_id
+                   WHERE g.kind = 'PAYOUT_POSTING' AND g.created_at >= :from AND g.created_at < :to
+                  """
+                      + (afterAt == null
+                          ? ""
+                          : " AND (g.created_at, g.id::text) > (:afterAt, :afterId)")
+                      + " ORDER BY g.created_at, g.id::text LIMIT :limit")
+              .param("from", Timestamp.from(window.from()))
+              .param("to", Timestamp.from(window.to()))
+              .param("limit", postingPageSize);
+      if (afterAt != null) {
+        query = query.param("afterAt", afterAt).param("afterId", afterId);
+      }
+      List<Posting> page =
+          query
+              .query(
+                  (rs, i) ->
+                      new Posting(
+                          rs.getString("gid"),
+                          rs.getString("pid"),
+                          rs.getString("account_id"),
+                          rs.getTimestamp("created_at").toInstant()))
+              .list();
+      page.forEach(each);
+      if (page.size() < postingPageSize) {
+        return;
+      }
+      Posting last = page.get(page.size() - 1);
+      afterAt = Timestamp.from(last.createdAt());
+      afterId = last.groupId();
+    }
   }
 
   /** Every RAIL_AMBIGUOUS payout, oldest first (a page of at most {@code limit}). */

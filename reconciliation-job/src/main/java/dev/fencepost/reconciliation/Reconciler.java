@@ -3,6 +3,8 @@ package dev.fencepost.reconciliation;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One reconciliation run over a window (UC-07, FR-26): resolve ambiguity by evidence first, then
@@ -17,6 +19,8 @@ import java.util.UUID;
  * comparison itself writes nothing but the run's own rows (FR-26).
  */
 public class Reconciler {
+
+  private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
 
   private final AmbiguityResolver resolver;
   private final Detector detector;
@@ -73,8 +77,22 @@ public class Reconciler {
    * Runs once. Throws {@link SourceUnavailableException} (after recording the run as FAILED and
    * logging {@code reconciliation.failed}) when a source cannot be read: a partial comparison is
    * never reported as complete.
+   *
+   * @throws WindowTooLongException before anything is read or recorded, when the window is longer
+   *     than {@code maxWindow} (ADR 0168)
    */
   public ReconciliationReport run(ReconciliationWindow window, String triggeredBy) {
+    try {
+      detector.settings().requireWithinMaxWindow(window);
+    } catch (WindowTooLongException e) {
+      log.atWarn()
+          .addKeyValue("event", "reconciliation.window_refused")
+          .addKeyValue("windowFrom", window.from())
+          .addKeyValue("windowTo", window.to())
+          .addKeyValue("triggeredBy", triggeredBy)
+          .log("reconciliation refused: {}", e.getMessage());
+      throw e;
+    }
     UUID runId = UUID.randomUUID();
     Instant startedAt = reads.now();
     runs.start(runId, window, triggeredBy, startedAt);

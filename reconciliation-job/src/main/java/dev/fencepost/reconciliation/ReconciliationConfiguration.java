@@ -62,7 +62,10 @@ public class ReconciliationConfiguration {
   RailStatement railStatement(
       ReconciliationProperties properties, ObjectProvider<BearerTokenSource> credentials) {
     return new RailStatement(
-        properties.railStatementUrl(), properties.httpTimeout(), credentials.getIfAvailable());
+        properties.railStatementUrl(),
+        properties.httpTimeout(),
+        credentials.getIfAvailable(),
+        properties.statementPageSize());
   }
 
   @Bean

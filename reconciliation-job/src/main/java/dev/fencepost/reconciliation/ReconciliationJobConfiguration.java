@@ -2,10 +2,12 @@ package dev.fencepost.reconciliation;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.Map;
 import org.springframework.batch.core.ExitStatus;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.job.builder.JobBuilder;
+import org.springframework.batch.core.job.parameters.InvalidJobParametersException;
 import org.springframework.batch.core.job.parameters.JobParameters;
 import org.springframework.batch.core.repository.JobRepository;
 import org.springframework.batch.core.step.Step;
@@ -18,7 +20,8 @@ import org.springframework.transaction.PlatformTransactionManager;
 /**
  * {@code reconciliationJob}: one step that calls {@link Reconciler#run} once (ADR 0075). Job
  * parameters {@code windowFrom} and {@code windowTo} (ISO-8601 instants) choose the window; without
- * them it is the previous full hour (A-10), which is what the hourly CronJob wants. The execution's
+ * them it is the previous full hour (A-10), which is what the hourly CronJob wants; a window longer
+ * than {@code fencepost.reconciliation.max-window} is refused at launch (ADR 0168). The execution's
  * exit description carries the run id and the counts, so {@code GET
  * /actuator/batchjobs/reconciliationJob} shows what each run found. A run with findings still
  * COMPLETES: findings are reported (events, metrics, paydb), not failures; a run that could not
@@ -29,14 +32,30 @@ public class ReconciliationJobConfiguration {
 
   public static final String JOB_NAME = "reconciliationJob";
 
+  /**
+   * The window parameters are checked at launch: a malformed or too long window is refused before
+   * an execution exists (the actuator answers 400 INVALID_PARAMETERS), not failed later.
+   */
   @Bean
   Job reconciliationJob(
       JobRepository repository,
       PlatformTransactionManager transactionManager,
-      Reconciler reconciler) {
+      Reconciler reconciler,
+      ReconciliationProperties properties) {
+    ReconciliationSettings settings = properties.settings();
     return new JobBuilder(JOB_NAME, repository)
+        .validator(parameters -> validateWindow(parameters, settings))
         .start(reconcileStep(repository, transactionManager, reconciler, Clock.systemUTC()))
         .build();
+  }
+
+  static void validateWindow(JobParameters parameters, ReconciliationSettings settings)
+      throws InvalidJobParametersException {
+    try {
+      settings.requireWithinMaxWindow(window(parameters, Instant.now()));
+    } catch (IllegalArgumentException | DateTimeParseException e) {
+      throw new InvalidJobParametersException(e.getMessage());
+    }
   }
 
   static Step reconcileStep(

@@ -22,6 +22,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param sampleSize ids per {@code reconciliation.finding} event
  * @param maxFindingsPerClass findings persisted per class and run
  * @param reconcilerId the identity in the audit trail
+ * @param maxWindow the longest window one run may compare (ADR 0168); a job launched with a longer
+ *     one is refused with 400 INVALID_PARAMETERS and nothing runs
+ * @param statementPageSize movements per page read from the rail statement
  */
 @ConfigurationProperties("fencepost.reconciliation")
 public record ReconciliationProperties(
@@ -35,7 +38,9 @@ public record ReconciliationProperties(
     @DefaultValue("2s") Duration lockWait,
     @DefaultValue("20") int sampleSize,
     @DefaultValue("1000") int maxFindingsPerClass,
-    @DefaultValue("reconciliation-job") String reconcilerId) {
+    @DefaultValue("reconciliation-job") String reconcilerId,
+    @DefaultValue("24h") Duration maxWindow,
+    @DefaultValue("500") int statementPageSize) {
 
   public ReconciliationSettings settings() {
     return new ReconciliationSettings(
@@ -45,6 +50,7 @@ public record ReconciliationProperties(
         lockWait,
         sampleSize,
         maxFindingsPerClass,
-        reconcilerId);
+        reconcilerId,
+        maxWindow);
   }
 }

@@ -18,6 +18,9 @@ import java.util.Objects;
  * @param sampleSize how many ids a {@code reconciliation.finding} event carries (bounded log lines)
  * @param maxFindingsPerClass how many findings of one class a run persists; counts stay exact
  * @param reconcilerId the reconciler's identity in the audit trail (FR-30)
+ * @param maxWindow the longest window one run compares; a longer one is refused before the run
+ *     starts (ADR 0168): what a run holds in memory (the window's submissions and the rail
+ *     movements of their references) grows with the window
  */
 public record ReconciliationSettings(
     Duration resolutionSla,
@@ -26,9 +29,11 @@ public record ReconciliationSettings(
     Duration lockWait,
     int sampleSize,
     int maxFindingsPerClass,
-    String reconcilerId) {
+    String reconcilerId,
+    Duration maxWindow) {
 
   public ReconciliationSettings {
+    positive(maxWindow, "maxWindow");
     positive(resolutionSla, "resolutionSla");
     positive(settlementWindow, "settlementWindow");
     positive(postingGrace, "postingGrace");
@@ -42,7 +47,7 @@ public record ReconciliationSettings(
     Objects.requireNonNull(reconcilerId, "reconcilerId");
   }
 
-  /** A-10's SLA, a 30-minute settlement window, 15 minutes of posting grace. */
+  /** A-10's SLA, a 30-minute settlement window, 15 minutes of posting grace, windows up to 24 h. */
   public static ReconciliationSettings defaults(String reconcilerId) {
     return new ReconciliationSettings(
         Duration.ofHours(4),
@@ -51,7 +56,8 @@ public record ReconciliationSettings(
         Duration.ofSeconds(2),
         20,
         1000,
-        reconcilerId);
+        reconcilerId,
+        Duration.ofHours(24));
   }
 
   public ReconciliationSettings withSettlementWindow(Duration value) {
@@ -62,7 +68,8 @@ public record ReconciliationSettings(
         lockWait,
         sampleSize,
         maxFindingsPerClass,
-        reconcilerId);
+        reconcilerId,
+        maxWindow);
   }
 
   public ReconciliationSettings withResolutionSla(Duration value) {
@@ -73,7 +80,8 @@ public record ReconciliationSettings(
         lockWait,
         sampleSize,
         maxFindingsPerClass,
-        reconcilerId);
+        reconcilerId,
+        maxWindow);
   }
 
   public ReconciliationSettings withPostingGrace(Duration value) {
@@ -84,7 +92,32 @@ public record ReconciliationSettings(
         lockWait,
         sampleSize,
         maxFindingsPerClass,
-        reconcilerId);
+        reconcilerId,
+        maxWindow);
+  }
+
+  public ReconciliationSettings withMaxWindow(Duration value) {
+    return new ReconciliationSettings(
+        resolutionSla,
+        settlementWindow,
+        postingGrace,
+        lockWait,
+        sampleSize,
+        maxFindingsPerClass,
+        reconcilerId,
+        value);
+  }
+
+  /**
+   * Refuses a window longer than {@link #maxWindow()}.
+   *
+   * @throws WindowTooLongException when it is
+   */
+  public void requireWithinMaxWindow(ReconciliationWindow window) {
+    Duration length = Duration.between(window.from(), window.to());
+    if (length.compareTo(maxWindow) > 0) {
+      throw new WindowTooLongException(length, maxWindow);
+    }
   }
 
   private static void positive(Duration d, String name) {

@@ -26,6 +26,8 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
  *       NOT_FOUND}), a wrong method (405 {@code METHOD_NOT_ALLOWED}), a wrong media type (415
  *       {@code UNSUPPORTED_MEDIA_TYPE}), and so on ({@link Problems#codeFor}). Each is logged as an
  *       INFO {@code http.request.rejected} event with its code and path.
+ *   <li>Free text with a control character ({@link InvalidTextException}, from {@link FreeText}):
+ *       400 {@code INVALID_REQUEST} with the {@code field}.
  *   <li>Any other exception: a defect, not an input. 500 {@code INTERNAL_ERROR} without details,
  *       and an ERROR {@code http.request.failed} event with the stack, so it gets fixed.
  * </ul>
@@ -41,6 +43,15 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 public class ProblemJsonExceptionHandler extends ResponseEntityExceptionHandler {
 
   private static final Logger log = LoggerFactory.getLogger(ProblemJsonExceptionHandler.class);
+
+  /** Free text with a control character ({@link FreeText}): the same 400 in every application. */
+  @ExceptionHandler(InvalidTextException.class)
+  public ResponseEntity<Object> invalidText(InvalidTextException e, WebRequest request) {
+    ProblemDetail problem = Problems.of(HttpStatus.BAD_REQUEST, "INVALID_REQUEST", e.getMessage());
+    problem.setProperty("field", e.field());
+    rejected(problem, request);
+    return Problems.response(problem);
+  }
 
   /** A defect, not an input: logged with its stack so it gets fixed. */
   @ExceptionHandler(Exception.class)

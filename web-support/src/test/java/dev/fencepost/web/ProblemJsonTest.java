@@ -3,10 +3,13 @@ package dev.fencepost.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.testsupport.logging.CapturedEvents;
+import java.io.ByteArrayInputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.SpringBootConfiguration;
@@ -31,12 +34,18 @@ import tools.jackson.databind.json.JsonMapper;
  * An application with its own domain exception mapped in a subclass of {@link
  * ProblemJsonExceptionHandler}, over real HTTP: its own exception gets its own code, and every
  * other error (Spring MVC's rejections, an unexpected exception, a request Tomcat refuses) is
- * problem+json with the shared code.
+ * problem+json with the shared code. Free text with a control character is a 400 naming its field,
+ * and a body over {@code fencepost.web.max-request-body-size} a 413, in both cases before the
+ * controller does anything.
  */
 @SpringBootTest(
     classes = ProblemJsonTest.App.class,
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-    properties = {"server.address=127.0.0.1", "logging.structured.format.console="})
+    properties = {
+      "server.address=127.0.0.1",
+      "logging.structured.format.console=",
+      "fencepost.web.max-request-body-size=1KB"
+    })
 class ProblemJsonTest {
 
   @RegisterExtension final CapturedEvents events = new CapturedEvents();
@@ -114,6 +123,82 @@ class ProblemJsonTest {
     assertProblem(response, 400, "INVALID_REQUEST");
   }
 
+  @Test
+  void freeTextWithAControlCharacterIs400NamingTheFieldAndTheControllerDoesNothing()
+      throws Exception {
+    for (String bad :
+        new String[] {"a\\u0000b", "a\\tb", "a\\nb", "a\\rb", "\\u001b[31m", "a\\u007f"}) {
+      int created = Things.CREATED.get();
+      HttpResponse<String> response =
+          post("/things", "application/json", "{\"name\":\"" + bad + "\"}");
+
+      assertProblem(response, 400, "INVALID_REQUEST");
+      assertThat(json(response).get("field").asString()).isEqualTo("name");
+      assertThat(Things.CREATED.get()).isEqualTo(created);
+    }
+    assertThat(events.named("http.request.rejected"))
+        .anySatisfy(e -> assertThat(e).containsEntry("field", "name"));
+    // Text of any script is free text; only control characters are refused.
+    HttpResponse<String> accepted =
+        post("/things", "application/json", "{\"name\":\"Zoë 中文 🙂 it's \\\"fine\\\"\"}");
+    assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(200);
+  }
+
+  @Test
+  void aDeclaredBodyOverTheLimitIs413AndNeverReachesTheController() throws Exception {
+    int created = Things.CREATED.get();
+    HttpResponse<String> response =
+        post("/things", "application/json", "{\"name\":\"" + "x".repeat(2048) + "\"}");
+
+    assertProblem(response, 413, "PAYLOAD_TOO_LARGE");
+    assertThat(Things.CREATED.get()).isEqualTo(created);
+    assertThat(events.named("http.request.rejected"))
+        .anySatisfy(e -> assertThat(e).containsEntry("code", "PAYLOAD_TOO_LARGE"));
+  }
+
+  @Test
+  void aChunkedBodyOverTheLimitIs413AndNeverReachesTheController() throws Exception {
+    int created = Things.CREATED.get();
+    byte[] body = ("{\"name\":\"" + "x".repeat(2048) + "\"}").getBytes(StandardCharsets.UTF_8);
+    HttpResponse<String> response =
+        HTTP.send(
+            HttpRequest.newBuilder(uri("/things"))
+                .header("Content-Type", "application/json")
+                // No length known in advance: sent chunked.
+                .POST(
+                    HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+
+    assertProblem(response, 413, "PAYLOAD_TOO_LARGE");
+    assertThat(Things.CREATED.get()).isEqualTo(created);
+  }
+
+  @Test
+  void aChunkedBodyWithinTheLimitIsReadAsSent() throws Exception {
+    byte[] body = "{\"name\":\"chunked\"}".getBytes(StandardCharsets.UTF_8);
+    HttpResponse<String> response =
+        HTTP.send(
+            HttpRequest.newBuilder(uri("/things"))
+                .header("Content-Type", "application/json")
+                .POST(
+                    HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    assertThat(json(response).get("name").asString()).isEqualTo("chunked");
+  }
+
+  @Test
+  void aFormWithinTheLimitKeepsItsParameters() throws Exception {
+    HttpResponse<String> response =
+        post("/forms", "application/x-www-form-urlencoded", "name=kept&other=also");
+
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    assertThat(response.body()).isEqualTo("kept");
+  }
+
   private static void assertProblem(HttpResponse<String> response, int status, String code)
       throws Exception {
     assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
@@ -175,9 +260,18 @@ class ProblemJsonTest {
       throw new ThingNotFoundException(name);
     }
 
+    static final AtomicInteger CREATED = new AtomicInteger();
+
     @PostMapping("/things")
     Thing create(@RequestBody Thing thing) {
+      FreeText.requireNoControlCharacters("name", thing.name());
+      CREATED.incrementAndGet();
       return thing;
+    }
+
+    @PostMapping("/forms")
+    String form(@RequestParam String name) {
+      return name;
     }
 
     @GetMapping("/boom")

@@ -14,6 +14,20 @@ import org.springframework.util.unit.DataSize;
  * @param maxWait the longest a single acquire may wait for a held key; longer requests get 400
  * @param maxBodySize the largest request body accepted; larger bodies get 413 before parsing
  * @param maxTextLength the longest owner, operator or reason accepted
+ * @param maxWaitingAcquires the most acquires with a {@code waitMillis} above 0 that one instance
+ *     serves at once; beyond it an acquire that asks to wait gets 429 {@code
+ *     TOO_MANY_WAITING_ACQUIRES} at once. A waiting acquire holds a Tomcat request thread for up to
+ *     {@code maxWait}, so this is what keeps threads free for keepalives (ADR 0165)
+ * @param maxWaitingAcquiresPerSession the most acquires one session may have waiting at once, so
+ *     that one client cannot take the whole of {@code maxWaitingAcquires}
+ * @param maxSessions the most live sessions in the backend; beyond it a session create gets 429
+ *     {@code TOO_MANY_SESSIONS}. Concurrent creates on several instances may overshoot it by the
+ *     number of creates in flight
+ * @param reservedRequestThreads request threads that waiting acquires may never take: the server
+ *     refuses to start unless {@code maxWaitingAcquires + reservedRequestThreads} is at most {@code
+ *     server.tomcat.threads.max}
+ * @param capacityRetryAfter the {@code Retry-After} of a 429: how long a refused client should wait
+ *     before trying again
  */
 @ConfigurationProperties("fencepost.lock")
 public record LockServerProperties(
@@ -22,7 +36,12 @@ public record LockServerProperties(
     Duration maxTtl,
     Duration maxWait,
     DataSize maxBodySize,
-    Integer maxTextLength) {
+    Integer maxTextLength,
+    Integer maxWaitingAcquires,
+    Integer maxWaitingAcquiresPerSession,
+    Long maxSessions,
+    Integer reservedRequestThreads,
+    Duration capacityRetryAfter) {
 
   public LockServerProperties {
     backend = backend == null ? Backend.POSTGRES : backend;
@@ -31,6 +50,21 @@ public record LockServerProperties(
     maxWait = maxWait == null ? Duration.ofSeconds(60) : maxWait;
     maxBodySize = maxBodySize == null ? DataSize.ofKilobytes(16) : maxBodySize;
     maxTextLength = maxTextLength == null ? 200 : maxTextLength;
+    maxWaitingAcquires = maxWaitingAcquires == null ? 100 : maxWaitingAcquires;
+    maxWaitingAcquiresPerSession =
+        maxWaitingAcquiresPerSession == null ? 32 : maxWaitingAcquiresPerSession;
+    maxSessions = maxSessions == null ? 10_000L : maxSessions;
+    reservedRequestThreads = reservedRequestThreads == null ? 50 : reservedRequestThreads;
+    capacityRetryAfter = capacityRetryAfter == null ? Duration.ofSeconds(1) : capacityRetryAfter;
+    if (maxWaitingAcquires < 1 || maxWaitingAcquiresPerSession < 1 || maxSessions < 1) {
+      throw new IllegalArgumentException(
+          "fencepost.lock.max-waiting-acquires, max-waiting-acquires-per-session and max-sessions"
+              + " must be at least 1");
+    }
+    if (reservedRequestThreads < 1) {
+      throw new IllegalArgumentException(
+          "fencepost.lock.reserved-request-threads must be at least 1");
+    }
   }
 
   /** The lock backends. */

@@ -1,11 +1,13 @@
 package dev.fencepost.lockserver.http;
 
 import dev.fencepost.lockserver.config.LockServerProperties;
+import dev.fencepost.web.ProblemJsonAutoConfiguration;
+import dev.fencepost.web.ProblemJsonExceptionHandler;
+import dev.fencepost.web.RequestBodyLimitFilter;
 import org.springframework.boot.jackson.autoconfigure.JsonMapperBuilderCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.Ordered;
 import tools.jackson.databind.cfg.CoercionAction;
 import tools.jackson.databind.cfg.CoercionInputShape;
 import tools.jackson.databind.type.LogicalType;
@@ -42,12 +44,11 @@ class HttpConfiguration {
                         .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail));
   }
 
-  @Bean
-  FilterRegistrationBean<BodySizeLimitFilter> bodySizeLimitFilter(LockServerProperties properties) {
-    FilterRegistrationBean<BodySizeLimitFilter> registration =
-        new FilterRegistrationBean<>(new BodySizeLimitFilter(properties.maxBodySize().toBytes()));
-    registration.addUrlPatterns("/v1/*");
-    registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
-    return registration;
+  /** web-support's body bound on every path, with the lock server's own limit property. */
+  @Bean(RequestBodyLimitFilter.BEAN_NAME)
+  FilterRegistrationBean<RequestBodyLimitFilter> requestBodyLimitFilter(
+      LockServerProperties properties, ProblemJsonExceptionHandler problems) {
+    return ProblemJsonAutoConfiguration.registration(
+        new RequestBodyLimitFilter(properties.maxBodySize().toBytes(), problems));
   }
 }

@@ -5,6 +5,7 @@ import dev.fencepost.lock.LockException;
 import dev.fencepost.lock.LockLostException;
 import dev.fencepost.lock.SessionNotFoundException;
 import dev.fencepost.lockserver.backend.BackendUnavailableException;
+import dev.fencepost.lockserver.service.CapacityExceededException;
 import dev.fencepost.lockserver.service.InvalidLockRequestException;
 import dev.fencepost.lockserver.service.SessionNotOwnedException;
 import dev.fencepost.web.ProblemJsonExceptionHandler;
@@ -53,6 +54,19 @@ class ProblemResponses extends ProblemJsonExceptionHandler {
   ResponseEntity<Object> invalidRequest(RuntimeException e) {
     return Problems.response(
         Problems.of(HttpStatus.BAD_REQUEST, "INVALID_REQUEST", e.getMessage()));
+  }
+
+  /** A capacity bound is reached (ADR 0165): try again after {@code Retry-After} seconds. */
+  @ExceptionHandler(CapacityExceededException.class)
+  ResponseEntity<Object> capacityExceeded(CapacityExceededException e) {
+    ProblemDetail problem =
+        Problems.of(HttpStatus.TOO_MANY_REQUESTS, e.limit().code(), e.getMessage());
+    problem.setProperty("limit", e.limit().tag());
+    long seconds = Math.max(1, (e.retryAfter().toMillis() + 999) / 1000);
+    return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
+        .header(HttpHeaders.RETRY_AFTER, Long.toString(seconds))
+        .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+        .body(problem);
   }
 
   @ExceptionHandler(BackendUnavailableException.class)

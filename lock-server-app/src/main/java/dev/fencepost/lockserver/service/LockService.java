@@ -15,6 +15,7 @@ import dev.fencepost.lockserver.backend.BackendUnavailableException;
 import dev.fencepost.lockserver.backend.LockBackend;
 import dev.fencepost.lockserver.config.LockServerProperties;
 import dev.fencepost.lockserver.grant.GrantSigner;
+import dev.fencepost.web.FreeText;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -40,6 +41,7 @@ public final class LockService {
   private final GrantSigner signer;
   private final MeterRegistry meters;
   private final Counter revokes;
+  private final WaitingAcquires waiting;
   private final AtomicReference<LockBackend.BackendStats> lastStats =
       new AtomicReference<>(new LockBackend.BackendStats(0, 0));
 
@@ -68,6 +70,13 @@ public final class LockService {
             .description("Operator force-revokes (FR-08); every one is an alert")
             .tag("backend", backend.name())
             .register(meters);
+    this.waiting =
+        new WaitingAcquires(
+            properties.maxWaitingAcquires(), properties.maxWaitingAcquiresPerSession());
+    Gauge.builder("fencepost.lock.acquires.waiting", waiting, WaitingAcquires::waiting)
+        .description("Acquires waiting for a held key on this instance (bounded, ADR 0165)")
+        .tag("backend", backend.name())
+        .register(meters);
     Gauge.builder("fencepost.lock.sessions.active", this, s -> s.refreshStats().activeSessions())
         .description("Sessions not yet expired or closed")
         .tag("backend", backend.name())
@@ -102,6 +111,15 @@ public final class LockService {
               + properties.minTtl().toMillis()
               + " and "
               + properties.maxTtl().toMillis());
+    }
+    // A read of the store, not an in-process count: the cap is on the sessions every instance
+    // keeps alive. Instances creating at the same moment may overshoot it by those creates.
+    if (backend.stats().activeSessions() >= properties.maxSessions()) {
+      throw refused(
+          CapacityExceededException.Limit.SESSIONS,
+          properties.maxSessions(),
+          "session_create",
+          null);
     }
     SessionInfo session =
         timed("session_create", () -> backend.createSession(owner, principal, ttl));
@@ -149,6 +167,27 @@ public final class LockService {
       throw new InvalidLockRequestException(
           "waitMillis must be between 0 and " + properties.maxWait().toMillis());
     }
+    if (wait.isZero()) {
+      return acquireNow(key, sessionId, wait);
+    }
+    // Only an acquire that may wait holds its request thread for long; one that does not is as
+    // short as a keepalive and is never refused here.
+    CapacityExceededException.Limit full = waiting.enter(sessionId);
+    if (full != null) {
+      long max =
+          full == CapacityExceededException.Limit.WAITING_ACQUIRES
+              ? waiting.max()
+              : waiting.maxPerSession();
+      throw refused(full, max, "acquire", sessionId);
+    }
+    try {
+      return acquireNow(key, sessionId, wait);
+    } finally {
+      waiting.leave(sessionId);
+    }
+  }
+
+  private LockGrant acquireNow(LockKey key, SessionId sessionId, Duration wait) {
     try {
       LockGrant grant = timed("acquire", () -> backend.acquire(key, sessionId, wait));
       log.atInfo()
@@ -269,6 +308,26 @@ public final class LockService {
     return result;
   }
 
+  /** Logs and counts a capacity refusal; the caller throws what this returns. */
+  private CapacityExceededException refused(
+      CapacityExceededException.Limit limit, long max, String operation, SessionId sessionId) {
+    // Tags: the bound and the backend, a fixed few values; the session goes to the log only.
+    Counter.builder("fencepost.lock.capacity.rejections")
+        .description("Requests refused with 429 because a capacity bound is reached (ADR 0165)")
+        .tag("limit", limit.tag())
+        .tag("backend", backend.name())
+        .register(meters)
+        .increment();
+    log.atWarn()
+        .addKeyValue("event", "lock.capacity_rejected")
+        .addKeyValue("limit", limit.tag())
+        .addKeyValue("max", max)
+        .addKeyValue("operation", operation)
+        .addKeyValue("sessionId", sessionId == null ? null : sessionId.value())
+        .log("{} refused: {} at its maximum of {}", operation, limit.tag(), max);
+    return new CapacityExceededException(limit, max, properties.capacityRetryAfter());
+  }
+
   private LockBackend.BackendStats refreshStats() {
     try {
       lastStats.set(backend.stats());
@@ -316,5 +375,6 @@ public final class LockService {
     if (value == null || value.isBlank() || value.length() > max) {
       throw new InvalidLockRequestException(field + " must be 1.." + max + " non-blank characters");
     }
+    FreeText.requireNoControlCharacters(field, value);
   }
 }

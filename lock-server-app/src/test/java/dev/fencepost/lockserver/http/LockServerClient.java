@@ -65,8 +65,12 @@ public final class LockServerClient {
     return new LockServerClient("http://127.0.0.1:" + port);
   }
 
-  /** A response: status, parsed body (null if empty) and the raw body. */
-  public record Response(int status, JsonNode json, String body, String contentType) {
+  /**
+   * A response: status, parsed body (null if empty), the raw body, its content type, and its {@code
+   * Retry-After} header (null without one).
+   */
+  public record Response(
+      int status, JsonNode json, String body, String contentType, String retryAfter) {
     public String code() {
       return json == null || json.get("code") == null ? null : json.get("code").asString();
     }
@@ -164,7 +168,8 @@ public final class LockServerClient {
           response.statusCode(),
           json,
           body,
-          response.headers().firstValue("Content-Type").orElse(""));
+          response.headers().firstValue("Content-Type").orElse(""),
+          response.headers().firstValue("Retry-After").orElse(null));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {

@@ -192,6 +192,37 @@ class PostgresBadInputTest {
                         .post("/v1/admin/locks/" + req[0] + "/revoke", req[1])));
   }
 
+  /**
+   * NUL cannot be stored in PostgreSQL text (it was a 500); tab, line breaks and the other control
+   * characters have no place in an owner or a reason (ADR 0166). Each is a 400 naming the field.
+   */
+  @Test
+  void freeTextWithAControlCharacterAnswers400NamingTheFieldAndWritesNothing() {
+    String[] controls = {"\\u0000", "\\t", "\\n", "\\r", "\\u001b", "\\u007f", "\\u0085"};
+    for (String control : controls) {
+      assertRefusedField(
+          () -> client.post("/v1/sessions", "{\"owner\":\"w" + control + "x\",\"ttlMillis\":5000}"),
+          "owner");
+      assertRefusedField(
+          () ->
+              client
+                  .as(TestIdentities.operator("jane"))
+                  .post(
+                      "/v1/admin/locks/payout:acc-1/revoke",
+                      "{\"reason\":\"stuck" + control + "\"}"),
+          "reason");
+    }
+  }
+
+  private static void assertRefusedField(Supplier<Response> call, String field) {
+    String before = snapshot();
+    Response response = call.get();
+    assertThat(response.status()).as(response.body()).isEqualTo(400);
+    assertThat(response.code()).isEqualTo("INVALID_REQUEST");
+    assertThat(response.json().get("field").asString()).isEqualTo(field);
+    assertThat(snapshot()).isEqualTo(before);
+  }
+
   private static void assertRejectedWithoutChange(Supplier<Response> call) {
     String before = snapshot();
     Response response = call.get();
