@@ -23,11 +23,19 @@ public final class PostgresLockServer {
    */
   public static ConfigurableApplicationContext start(
       EmbeddedPostgresExtension lockdb, String... moreArgs) {
+    return start(lockdb.jdbcUrl(), moreArgs);
+  }
+
+  /**
+   * @param lockdbUrl the JDBC URL of lockdb (for example through a proxy in front of it)
+   * @param moreArgs further {@code --name=value} settings
+   */
+  public static ConfigurableApplicationContext start(String lockdbUrl, String... moreArgs) {
     List<String> args = new ArrayList<>();
     args.add("--server.port=0");
     args.add("--management.server.port=0");
     args.add("--server.address=127.0.0.1");
-    args.add("--spring.datasource.url=" + lockdb.jdbcUrl());
+    args.add("--spring.datasource.url=" + lockdbUrl);
     // Short enough for the tests' own leases.
     args.add("--fencepost.lock.min-ttl=1s");
     args.add("--logging.structured.format.console=");
