@@ -12,6 +12,7 @@ final class Modules {
   static final Set<String> SHIPPED =
       Set.of(
           "lock-api",
+          "db",
           "web-support",
           "launcher",
           "lock-server-app",

@@ -6,15 +6,17 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.autoconfigure.PaydbAutoConfiguration;
+import java.sql.Connection;
 import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * paydb reaches the job through payment-resource's auto-configuration ({@code fencepost.paydb.*}),
  * with the pool sizes the job has always had: four connections, or one per payout thread plus one,
- * and batchdb one per thread plus two (ADR 0063).
+ * and batchdb one per thread plus two (ADR 0063); both with the db module's timeouts (ADR 0155).
  */
 class PaydbPoolTest {
 
@@ -46,6 +48,26 @@ class PaydbPoolTest {
       assertThat(paydbPool(worker).getMaximumPoolSize()).isEqualTo(21);
       assertThat(((HikariDataSource) worker.getBean(DataSource.class)).getMaximumPoolSize())
           .isEqualTo(22);
+    }
+  }
+
+  @Test
+  void bothPoolsCarryTheDatabaseTimeoutsOnTheServerAndOnTheSocket() throws Exception {
+    try (ConfigurableApplicationContext worker = platform.worker()) {
+      for (DataSource pool : List.of(paydbPool(worker), worker.getBean(DataSource.class))) {
+        assertThat(
+                JdbcClient.create(pool)
+                    .sql(
+                        "SELECT current_setting('statement_timeout') || ' '"
+                            + " || current_setting('lock_timeout') || ' '"
+                            + " || current_setting('idle_in_transaction_session_timeout')")
+                    .query(String.class)
+                    .single())
+            .isEqualTo("5s 3s 5s");
+        try (Connection connection = pool.getConnection()) {
+          assertThat(connection.getNetworkTimeout()).isEqualTo(8_000);
+        }
+      }
     }
   }
 

@@ -47,14 +47,14 @@ public final class PaydbAutoConfiguration {
   @Qualifier(QUALIFIER)
   @ConditionalOnMissingBean(name = DATA_SOURCE_BEAN)
   HikariDataSource paydbDataSource(PaydbProperties properties) {
-    // Not started here: the pool opens on first use, after every post-processor has seen it.
+    // Not started here: the pool opens on first use, after every post-processor has seen it (the
+    // db module's applies fencepost.db.timeouts.*).
     HikariDataSource dataSource = new HikariDataSource();
     dataSource.setPoolName(QUALIFIER);
     dataSource.setJdbcUrl(properties.getUrl());
     dataSource.setUsername(properties.getUsername());
     dataSource.setPassword(properties.getPassword());
     dataSource.setMaximumPoolSize(properties.getMaximumPoolSize());
-    dataSource.setConnectionTimeout(properties.getConnectionTimeout().toMillis());
     dataSource.setValidationTimeout(properties.getValidationTimeout().toMillis());
     dataSource.setIdleTimeout(properties.getIdleTimeout().toMillis());
     return dataSource;

@@ -6,6 +6,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * paydb's connection pool, {@code fencepost.paydb.*}. Nothing is wired unless {@link #getUrl() url}
  * is set. paydb is never an application's {@code spring.datasource}: in the jobs that is batchdb.
+ * How long anything on paydb may take (waiting for a connection included) is not set here but by
+ * {@code fencepost.db.timeouts.*}, the same for every pool of the application (db module, ADR
+ * 0155).
  */
 @ConfigurationProperties("fencepost.paydb")
 public class PaydbProperties {
@@ -24,12 +27,6 @@ public class PaydbProperties {
    * pool serves many callers; the payout job raises it to fit its payout threads.
    */
   private int maximumPoolSize = 10;
-
-  /**
-   * How long a call waits for a free connection (or a new one to open) before it fails; then the
-   * payout is left for a later attempt, never half-written.
-   */
-  private Duration connectionTimeout = Duration.ofSeconds(30);
 
   /** How long the pool waits for a connection's liveness check before discarding it. */
   private Duration validationTimeout = Duration.ofSeconds(5);
@@ -67,14 +64,6 @@ public class PaydbProperties {
 
   public void setMaximumPoolSize(int maximumPoolSize) {
     this.maximumPoolSize = maximumPoolSize;
-  }
-
-  public Duration getConnectionTimeout() {
-    return connectionTimeout;
-  }
-
-  public void setConnectionTimeout(Duration connectionTimeout) {
-    this.connectionTimeout = connectionTimeout;
   }
 
   public Duration getValidationTimeout() {

@@ -45,7 +45,6 @@ class PaydbAutoConfigurationTest {
         .withPropertyValues(connection())
         .withPropertyValues(
             "fencepost.paydb.maximum-pool-size=3",
-            "fencepost.paydb.connection-timeout=2s",
             "fencepost.paydb.validation-timeout=1s",
             "fencepost.paydb.idle-timeout=1m")
         .run(
@@ -56,7 +55,6 @@ class PaydbAutoConfigurationTest {
               assertThat(pool.getPoolName()).isEqualTo("paydb");
               assertThat(pool.getJdbcUrl()).isEqualTo(paydb.jdbcUrl());
               assertThat(pool.getMaximumPoolSize()).isEqualTo(3);
-              assertThat(pool.getConnectionTimeout()).isEqualTo(2_000);
               assertThat(pool.getValidationTimeout()).isEqualTo(1_000);
               assertThat(pool.getIdleTimeout()).isEqualTo(60_000);
               // Not a default candidate: the application's own DataSource stays the one an

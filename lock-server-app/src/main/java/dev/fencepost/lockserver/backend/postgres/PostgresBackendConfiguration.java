@@ -50,9 +50,10 @@ public class PostgresBackendConfiguration {
             .type(HikariDataSource.class)
             .build();
     dataSource.setPoolName("lockdb");
-    // Start even while lockdb is down; calls answer 503 until it is back (UC-08).
+    // Start even while lockdb is down; calls answer 503 until it is back (UC-08). How long a call
+    // waits for lockdb, and every other bound, is fencepost.db.timeouts.* (the db module's
+    // auto-configuration applies it to this pool as to every other; ADR 0155).
     dataSource.setInitializationFailTimeout(-1);
-    dataSource.setConnectionTimeout(2_000);
     return dataSource;
   }
 

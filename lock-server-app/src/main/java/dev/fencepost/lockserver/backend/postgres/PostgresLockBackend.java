@@ -504,6 +504,11 @@ public final class PostgresLockBackend implements LockBackend {
       grace.applyIfPending();
       return body.get();
     } catch (PessimisticLockingFailureException | DataIntegrityViolationException e) {
+      if (SessionGrace.isTimeout(e)) {
+        // lock_timeout: not a deadlock worth retrying but lockdb too slow to answer within its
+        // bound (ADR 0155); the transaction rolled back, so nothing was written.
+        throw new BackendUnavailableException("lockdb did not answer in time", e);
+      }
       throw e;
     } catch (TransactionException e) {
       // Begin, commit or rollback failed: the connection is gone. For the caller the outcome is
@@ -514,6 +519,9 @@ public final class PostgresLockBackend implements LockBackend {
       if (SessionGrace.isConnectivityFailure(e)) {
         grace.outageObserved();
         throw new BackendUnavailableException("lockdb is unreachable", e);
+      }
+      if (SessionGrace.isTimeout(e)) {
+        throw new BackendUnavailableException("lockdb did not answer in time", e);
       }
       throw e;
     }

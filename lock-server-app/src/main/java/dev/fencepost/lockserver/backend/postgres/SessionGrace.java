@@ -133,6 +133,20 @@ public final class SessionGrace {
         .update();
   }
 
+  /**
+   * Whether lockdb cancelled the statement at one of its own bounds: {@code lock_timeout} (55P03)
+   * or {@code statement_timeout} (57014), set by {@code fencepost.db.timeouts.*}.
+   */
+  static boolean isTimeout(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql
+          && ("55P03".equals(sql.getSQLState()) || "57014".equals(sql.getSQLState()))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   static boolean isConnectivityFailure(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof CannotGetJdbcConnectionException

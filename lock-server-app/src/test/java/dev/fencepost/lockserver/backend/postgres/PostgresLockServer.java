@@ -24,13 +24,25 @@ public final class PostgresLockServer {
    */
   public static ConfigurableApplicationContext start(
       EmbeddedPostgresExtension lockdb, String... moreArgs) {
+    return startThrough(lockdb, lockdb.jdbcUrl(), moreArgs);
+  }
+
+  /**
+   * @param lockdb the database, whose runtime role the server connects as
+   * @param lockdbUrl the JDBC URL the server uses for it (for example through a proxy in front of
+   *     it)
+   * @param moreArgs further {@code --name=value} settings
+   */
+  public static ConfigurableApplicationContext startThrough(
+      EmbeddedPostgresExtension lockdb, String lockdbUrl, String... moreArgs) {
+    var runtime = lockdb.database().runtime();
     List<String> args = new ArrayList<>();
     args.add("--server.port=0");
     args.add("--management.server.port=0");
     args.add("--server.address=127.0.0.1");
-    args.add("--spring.datasource.url=" + lockdb.jdbcUrl());
-    args.add("--spring.datasource.username=" + lockdb.database().runtime().username());
-    args.add("--spring.datasource.password=" + lockdb.database().runtime().password());
+    args.add("--spring.datasource.url=" + lockdbUrl);
+    args.add("--spring.datasource.username=" + runtime.username());
+    args.add("--spring.datasource.password=" + runtime.password());
     // Short enough for the tests' own leases.
     args.add("--fencepost.lock.min-ttl=1s");
     args.add("--logging.structured.format.console=");

@@ -1,0 +1,56 @@
+package dev.fencepost.railproxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import dev.fencepost.testsupport.grants.TestGrants;
+import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import java.sql.Connection;
+import java.util.List;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * proxydb's pool, Boot's own {@code spring.datasource}, carries the db module's timeouts: every
+ * session proxydb opens for the proxy has the server-side bounds, and the driver the socket bound
+ * (ADR 0155). What the bounds do when the database goes silent is shown in lock-server-app's and
+ * payment-resource's black-hole tests, on the same shared code.
+ */
+class ProxydbTimeoutsTest {
+
+  @RegisterExtension
+  static EmbeddedPostgresExtension proxydb = EmbeddedPostgresExtension.withChangelog(null);
+
+  static final WireMockServer rail = ProxyUnderTest.settlingRail("RAIL-T");
+
+  @AfterAll
+  static void stopRail() {
+    rail.stop();
+  }
+
+  @Test
+  void everyProxydbSessionIsBoundedOnTheServerAndOnTheSocket() throws Exception {
+    List<String> args = ProxyUnderTest.args(proxydb, rail);
+    args.add(TestGrants.staticProxyArg());
+    try (ConfigurableApplicationContext app =
+        RailProxyApplication.application().run(args.toArray(String[]::new))) {
+      DataSource dataSource = app.getBean(DataSource.class);
+      assertThat(
+              JdbcClient.create(dataSource)
+                  .sql(
+                      "SELECT current_setting('statement_timeout') || ' '"
+                          + " || current_setting('lock_timeout') || ' '"
+                          + " || current_setting('idle_in_transaction_session_timeout')")
+                  .query(String.class)
+                  .single())
+          .isEqualTo("5s 3s 5s");
+      try (Connection connection = dataSource.getConnection()) {
+        assertThat(connection.getNetworkTimeout()).isEqualTo(8_000);
+      }
+    }
+  }
+}
