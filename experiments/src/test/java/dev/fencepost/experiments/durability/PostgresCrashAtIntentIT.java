@@ -41,7 +41,7 @@ class PostgresCrashAtIntentIT {
   static final long AMOUNT = 1_000;
 
   @Test
-  void anIntentCommittedBeforeACrashSurvivesItAndTheMoneyMovesOnce() {
+  void anIntentCommittedBeforeACrashSurvivesItAndTheMoneyMovesOnce() throws SQLException {
     RunResult result;
     try (ExperimentRun run =
         ExperimentRun.start(
