@@ -66,7 +66,12 @@ public final class LocalPlatform implements AutoCloseable {
     // the run, this one included, trusts the run's CA (ADR 0150).
     this.tls = LocalTls.forThisJvm(workDir.resolve("tls"));
     this.ownsPostgres = b.postgres == null;
-    this.postgres = ownsPostgres ? EmbeddedPostgresServer.startDedicated() : b.postgres;
+    if (!ownsPostgres && !b.synchronousCommit) {
+      throw new IllegalArgumentException(
+          "synchronous_commit off (a benchmark's choice) needs a dedicated PostgreSQL server");
+    }
+    this.postgres =
+        ownsPostgres ? EmbeddedPostgresServer.startDedicated(b.synchronousCommit) : b.postgres;
     b.onReady.accept("PostgreSQL");
     EtcdCluster startedEtcd = null;
     LocalIdentity startedIdentity = null;
@@ -76,12 +81,6 @@ public final class LocalPlatform implements AutoCloseable {
       startedIdentity = LocalIdentity.start(workDir, b.startTimeout);
       this.identity = startedIdentity;
       b.onReady.accept("identity issuer");
-      if (b.synchronousCommit) {
-        // Embedded PostgreSQL starts with synchronous_commit=off, which lets a commit return
-        // before its WAL is flushed. A role setting beats the command line for every session
-        // opened from now on, so it is set before any service connects.
-        postgres.alterRole("synchronous_commit", "on");
-      }
       // The migration step, as each database's owner, before any application starts: the
       // applications connect as the runtime roles, which may not migrate (ADR 0160).
       this.lockdb =
@@ -339,7 +338,7 @@ public final class LocalPlatform implements AutoCloseable {
     private EmbeddedPostgresServer postgres;
     private int lockPort;
     private String railTimeout = "1s";
-    private boolean synchronousCommit;
+    private boolean synchronousCommit = true;
     private Duration startTimeout = Duration.ofMinutes(3);
     private Consumer<String> onReady = part -> {};
     private Path jfrDir;
@@ -379,10 +378,9 @@ public final class LocalPlatform implements AutoCloseable {
     }
 
     /**
-     * Turns PostgreSQL's {@code synchronous_commit} on for the platform's sessions, as production
-     * runs it. Embedded PostgreSQL starts with it off (a commit may then be lost in a crash of the
-     * database server, never reordered); off is the default here only because the local platform
-     * holds synthetic data.
+     * PostgreSQL's {@code synchronous_commit}: on (the default), as production runs it, so that a
+     * commit that returned survives a crash of the database server; off only for a benchmark that
+     * measures what that costs, on a dedicated server.
      */
     public Builder synchronousCommit(boolean on) {
       this.synchronousCommit = on;

@@ -129,7 +129,7 @@ class LocalStackTest {
     assertThat(plain.backend()).isEqualTo("postgres");
     assertThat(plain.lockPort()).isEqualTo(8081);
     assertThat(plain.concurrency()).isEqualTo(1);
-    assertThat(plain.synchronousCommit()).isFalse();
+    assertThat(plain.synchronousCommit()).as("durable commits unless a benchmark says").isTrue();
     assertThat(plain.railLatency()).isEqualTo("0ms");
     assertThat(plain.railTimeout()).isEqualTo("1s");
     assertThat(plain.verbose()).isFalse();
@@ -146,7 +146,7 @@ class LocalStackTest {
             "16",
             "--rail-latency",
             "a07",
-            "--synchronous-commit=on",
+            "--synchronous-commit=off",
             "--page-size",
             "1000",
             "--jfr",
@@ -159,7 +159,7 @@ class LocalStackTest {
     assertThat(bench.concurrency()).isEqualTo(16);
     assertThat(bench.railLatencyDistribution()).isEqualTo("LOGNORMAL");
     assertThat(bench.railTimeout()).isEqualTo("10s");
-    assertThat(bench.synchronousCommit()).isTrue();
+    assertThat(bench.synchronousCommit()).isFalse();
     assertThat(bench.pageSize()).isEqualTo(1000);
     assertThat(bench.jfrDir()).isEqualTo(Path.of("/tmp/jfr"));
     assertThat(bench.workerDeadlineSeconds()).isEqualTo(240);

@@ -37,7 +37,13 @@ final class ChaosDriver implements AutoCloseable {
     /** SIGKILL the lock server and start it again on the same port. */
     LOCK_SERVER_RESTART,
     /** Stop the PostgreSQL server of lockdb, proxydb, batchdb and paydb and start it again. */
-    POSTGRES_RESTART
+    POSTGRES_RESTART,
+    /**
+     * SIGKILL every process of that PostgreSQL server at once (a crash: nothing flushed, no
+     * checkpoint) and start it again, which recovers from the WAL. With durable commits nothing a
+     * commit acknowledged is lost, so no guard forgets an intent or a fence it reported.
+     */
+    POSTGRES_CRASH
   }
 
   private final ExperimentRun run;
@@ -176,6 +182,15 @@ final class ChaosDriver implements AutoCloseable {
         run.stack().postgres().stop();
         run.stack().postgres().start();
         run.event(null, "RESTARTED", "chaos: PostgreSQL up again");
+      }
+      case POSTGRES_CRASH -> {
+        run.event(
+            null,
+            "CRASH",
+            "chaos: every PostgreSQL process SIGKILLed (lockdb, proxydb, batchdb, paydb)");
+        run.stack().postgres().crash();
+        run.stack().postgres().start();
+        run.event(null, "RESTARTED", "chaos: PostgreSQL recovered from its WAL and up again");
       }
       default -> throw new IllegalStateException(fault.name());
     }

@@ -42,7 +42,9 @@ final class ChaosEvidence {
                     + " the same port, the rail proxy with every guard on, the rail stub with "
                     + ChaosRun.ambiguityPercent()
                     + " ambiguity, and one embedded PostgreSQL (lockdb, proxydb, batchdb, paydb)"
-                    + " that the driver stops and starts. A seeded driver (ADR 0108) freezes"
+                    + " with synchronous commits that the driver stops and starts, and crashes"
+                    + " (every PostgreSQL process SIGKILLed) and starts again. A seeded driver (ADR"
+                    + " 0108) freezes"
                     + " workers past their "
                     + ExperimentRun.LOCK_TTL
                     + " lease, kills and replaces them, and restarts the lock server and"
@@ -161,6 +163,7 @@ final class ChaosEvidence {
             "SIGSTOP", "#1f77b4",
             "SIGKILL", "#d62728",
             "RESTART", "#9467bd",
+            "CRASH", "#9467bd",
             "QUIESCE", "#2ca02c");
     for (Records.Event e : events) {
       String colour = colours.get(e.kind());
@@ -211,7 +214,7 @@ final class ChaosEvidence {
         String.format(
             Locale.ROOT,
             "<text x=\"%d\" y=\"%d\">settled payouts (black); faults: SIGSTOP blue, SIGKILL red,"
-                + " restart (lock server or PostgreSQL) purple; end of faults green</text>%n",
+                + " restart or crash (lock server or PostgreSQL) purple; end of faults green</text>%n",
             left,
             h - 8));
     svg.append("</svg>\n");

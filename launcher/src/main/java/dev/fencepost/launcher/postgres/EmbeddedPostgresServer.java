@@ -14,6 +14,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,7 +26,15 @@ import java.util.concurrent.locks.LockSupport;
  * <p>{@link #shared()} is one server per JVM, started once and stopped by a shutdown hook (tests
  * take a fresh database on it through test-support's extension). {@link #startDedicated()} is a
  * server of the caller's own, which it may {@link #stop()} and {@link #start()} again on the same
- * port and data directory to simulate a database restart or outage.
+ * port and data directory to simulate a database restart or outage, or {@link #crash()} it (every
+ * PostgreSQL process SIGKILLed at once, as a host crash or the OOM killer leaves it) and start it
+ * again, which runs PostgreSQL's crash recovery from its WAL.
+ *
+ * <p>Commits are durable: the server runs with {@code synchronous_commit=on} and {@code fsync=on},
+ * so a commit that returned survives a crash. The library's own default is {@code
+ * synchronous_commit=off}, under which a commit can return before its WAL is flushed and a crash
+ * loses it; only {@link #startDedicated(boolean)} with {@code false}, a benchmark's choice, runs
+ * so.
  */
 public final class EmbeddedPostgresServer implements AutoCloseable {
 
@@ -46,11 +55,13 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   private final Path dataDirectory;
   private final int port;
+  private final boolean synchronousCommit;
   private EmbeddedPostgres postgres;
 
-  private EmbeddedPostgresServer(Path dataDirectory, int port) {
+  private EmbeddedPostgresServer(Path dataDirectory, int port, boolean synchronousCommit) {
     this.dataDirectory = dataDirectory;
     this.port = port;
+    this.synchronousCommit = synchronousCommit;
   }
 
   /** The server shared by every user in this JVM; started on first use. */
@@ -63,11 +74,21 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     return shared;
   }
 
-  /** A server owned by the caller, which must close it. */
+  /** A server owned by the caller, which must close it; commits are durable. */
   public static EmbeddedPostgresServer startDedicated() {
+    return startDedicated(true);
+  }
+
+  /**
+   * A server owned by the caller, which must close it, with {@code synchronous_commit} on or, for a
+   * benchmark that measures what durability costs, off (a crash may then lose commits that
+   * returned).
+   */
+  public static EmbeddedPostgresServer startDedicated(boolean synchronousCommit) {
     try {
       EmbeddedPostgresServer server =
-          new EmbeddedPostgresServer(Files.createTempDirectory("fencepost-pg-"), freePort());
+          new EmbeddedPostgresServer(
+              Files.createTempDirectory("fencepost-pg-"), freePort(), synchronousCommit);
       server.start();
       return server;
     } catch (IOException e) {
@@ -90,6 +111,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               // Tests want many short-lived connections from several pools.
               .setServerConfig("max_connections", "300")
               .setServerConfig("fsync", "on")
+              .setServerConfig("synchronous_commit", synchronousCommit ? "on" : "off")
               .start();
     } catch (IOException e) {
       throw new UncheckedIOException("could not start embedded PostgreSQL on port " + port, e);
@@ -114,6 +136,56 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       postgres = null;
     }
     awaitPostmasterExited(STOP_TIMEOUT);
+  }
+
+  /**
+   * SIGKILLs the postmaster and every process it started, all at once, by their PIDs, and returns
+   * once they are gone: nothing is flushed or checkpointed, as in a host crash. Its data stays for
+   * a later {@link #start()}, which recovers from the WAL. Idempotent.
+   */
+  public synchronized void crash() {
+    if (postgres == null) {
+      return;
+    }
+    Path pidFile = dataDirectory.resolve("postmaster.pid");
+    long postmasterPid;
+    try {
+      postmasterPid = Long.parseLong(Files.readAllLines(pidFile).get(0).strip());
+    } catch (IOException e) {
+      throw new UncheckedIOException("no postmaster.pid in " + dataDirectory, e);
+    }
+    ProcessHandle postmaster =
+        ProcessHandle.of(postmasterPid)
+            .orElseThrow(() -> new IllegalStateException("postmaster " + postmasterPid + " gone"));
+    List<ProcessHandle> everyProcess = new ArrayList<>();
+    everyProcess.add(postmaster);
+    everyProcess.addAll(postmaster.descendants().toList());
+    List<String> kill = new ArrayList<>(List.of("kill", "-KILL"));
+    everyProcess.forEach(p -> kill.add(Long.toString(p.pid())));
+    try {
+      // One kill(1) for all: no backend outlives the postmaster long enough to write anything.
+      new ProcessBuilder(kill).redirectErrorStream(true).start().waitFor(10, TimeUnit.SECONDS);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+    long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
+    while (everyProcess.stream().anyMatch(ProcessHandle::isAlive)) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException("PostgreSQL processes survived SIGKILL: " + everyProcess);
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+    }
+    EmbeddedPostgres dead = postgres;
+    postgres = null;
+    try {
+      // Releases the library's hold on the data directory; its pg_ctl stop finds no server.
+      dead.close();
+    } catch (IOException | RuntimeException e) {
+      // Expected: there is nothing left to stop.
+    }
   }
 
   /** The postmaster removes its {@code postmaster.pid} as the last step of its shutdown. */
@@ -203,23 +275,6 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     byte[] bytes = new byte[24];
     RANDOM.nextBytes(bytes);
     return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-  }
-
-  /**
-   * Sets {@code setting} for every session opened from now on by any role of this server ({@code
-   * ALTER ROLE ALL ... SET}): a role setting beats the server's command line, and the applications
-   * connect as their databases' runtime roles, not as the server's user.
-   */
-  public void alterRole(String setting, String value) {
-    if (!setting.matches("[a-z_]{1,63}") || !value.matches("[A-Za-z0-9_.]{1,63}")) {
-      throw new IllegalArgumentException("not a setting: " + setting + "=" + value);
-    }
-    try (Connection c = java.sql.DriverManager.getConnection(jdbcUrl("postgres"), USER, PASSWORD);
-        Statement s = c.createStatement()) {
-      s.execute("ALTER ROLE ALL SET " + setting + " = '" + value + "'");
-    } catch (SQLException e) {
-      throw new IllegalStateException("could not set " + setting, e);
-    }
   }
 
   /** A small connection pool to {@code database}; the caller closes it. */

@@ -63,6 +63,50 @@ class EmbeddedPostgresServerTest {
     }
   }
 
+  @Test
+  void aCrashLosesNoCommitThatReturnedAndTheServerRecoversOnItsDataDirectory() throws Exception {
+    try (EmbeddedPostgresServer server = EmbeddedPostgresServer.startDedicated()) {
+      Path pidFile = server.dataDirectory().resolve("postmaster.pid");
+      long postmaster = Long.parseLong(Files.readAllLines(pidFile).get(0).strip());
+      try (Connection c =
+              DriverManager.getConnection(server.jdbcUrl("postgres"), "postgres", "postgres");
+          Statement s = c.createStatement()) {
+        s.execute("create table acknowledged (n int primary key)");
+        // Each insert commits on its own and returns: every one of them was acknowledged.
+        for (int n = 1; n <= 200; n++) {
+          s.execute("insert into acknowledged values (" + n + ")");
+        }
+        server.crash();
+      }
+
+      assertThat(ProcessHandle.of(postmaster).filter(ProcessHandle::isAlive)).isEmpty();
+      assertThat(server.isRunning()).isFalse();
+      server.start();
+      try (Connection c =
+              DriverManager.getConnection(server.jdbcUrl("postgres"), "postgres", "postgres");
+          Statement s = c.createStatement();
+          ResultSet rs =
+              s.executeQuery(
+                  "select count(*), current_setting('synchronous_commit') from acknowledged")) {
+        rs.next();
+        assertThat(rs.getInt(1)).isEqualTo(200);
+        assertThat(rs.getString(2)).isEqualTo("on");
+      }
+    }
+  }
+
+  @Test
+  void onlyABenchmarksDedicatedServerRunsWithAsynchronousCommits() throws Exception {
+    try (EmbeddedPostgresServer server = EmbeddedPostgresServer.startDedicated(false);
+        Connection c =
+            DriverManager.getConnection(server.jdbcUrl("postgres"), "postgres", "postgres");
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("select current_setting('synchronous_commit')")) {
+      rs.next();
+      assertThat(rs.getString(1)).isEqualTo("off");
+    }
+  }
+
   /** Signals the test's own postmaster, by its PID. */
   private static void kill(String signal, String pid) {
     try {
