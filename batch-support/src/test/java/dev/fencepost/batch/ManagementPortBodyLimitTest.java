@@ -25,7 +25,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 class ManagementPortBodyLimitTest {
 
   @RegisterExtension
-  static EmbeddedPostgresExtension batchdb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension batchdb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/batchdb/db.changelog-master.yaml");
 
   static ConfigurableApplicationContext context;
   static final TestIssuer issuer = TestIssuer.start();
@@ -45,8 +46,8 @@ class ManagementPortBodyLimitTest {
                 "--spring.batch.job.enabled=false",
                 "--management.endpoints.web.exposure.include=batchjobs,health",
                 "--spring.datasource.url=" + batchdb.jdbcUrl(),
-                "--spring.datasource.username=" + batchdb.database().username(),
-                "--spring.datasource.password=" + batchdb.database().password(),
+                "--spring.datasource.username=" + batchdb.database().runtime().username(),
+                "--spring.datasource.password=" + batchdb.database().runtime().password(),
                 issuer.resourceServerArgs().get(0));
   }
 

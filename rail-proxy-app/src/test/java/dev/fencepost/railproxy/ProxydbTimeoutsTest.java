@@ -23,7 +23,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 class ProxydbTimeoutsTest {
 
   @RegisterExtension
-  static EmbeddedPostgresExtension proxydb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension proxydb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/proxydb/db.changelog-master.yaml");
 
   static final WireMockServer rail = ProxyUnderTest.settlingRail("RAIL-T");
 

@@ -37,7 +37,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 class LockdbBlackHoleTest {
 
   @RegisterExtension
-  static EmbeddedPostgresExtension lockdb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension lockdb =
+      EmbeddedPostgresExtension.withChangelog(PostgresBackends.LOCKDB_CHANGELOG);
 
   private static final Duration BOUND = Duration.ofSeconds(20);
 

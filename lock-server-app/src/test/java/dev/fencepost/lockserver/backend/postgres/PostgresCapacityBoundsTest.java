@@ -40,7 +40,8 @@ class PostgresCapacityBoundsTest {
   private static final long LONG_WAIT_MILLIS = 30_000;
 
   @RegisterExtension
-  static EmbeddedPostgresExtension lockdb = EmbeddedPostgresExtension.withChangelog(null);
+  static EmbeddedPostgresExtension lockdb =
+      EmbeddedPostgresExtension.withChangelog(PostgresBackends.LOCKDB_CHANGELOG);
 
   private static ConfigurableApplicationContext server;
   private static LockServerClient client;
