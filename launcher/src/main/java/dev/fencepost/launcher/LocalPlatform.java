@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -59,6 +60,7 @@ public final class LocalPlatform implements AutoCloseable {
   private final JavaProcess railStub;
   private final JavaProcess railProxy;
   private final List<JavaProcess> workers = new CopyOnWriteArrayList<>();
+  private final boolean synchronousCommit;
 
   private LocalPlatform(Builder b) {
     this.workDir = b.workDir;
@@ -66,6 +68,7 @@ public final class LocalPlatform implements AutoCloseable {
     // the run, this one included, trusts the run's CA (ADR 0150).
     this.tls = LocalTls.forThisJvm(workDir.resolve("tls"));
     this.ownsPostgres = b.postgres == null;
+    this.synchronousCommit = b.synchronousCommit;
     if (!ownsPostgres && !b.synchronousCommit) {
       throw new IllegalArgumentException(
           "synchronous_commit off (a benchmark's choice) needs a dedicated PostgreSQL server");
@@ -124,6 +127,7 @@ public final class LocalPlatform implements AutoCloseable {
                   App.LOCK_SERVER.process("lock-server", workDir.resolve("lock-server.log")),
                   identity.serviceEnvironment())
               .jvmArgs(b.jfrArgs("lock-server"))
+              .environment(storeEnvironment())
               .httpPort(b.lockPort)
               .args(backendArgs)
               .arg(grantKeys.lockServerArg())
@@ -140,6 +144,7 @@ public final class LocalPlatform implements AutoCloseable {
                   App.RAIL_PROXY.process("rail-proxy", workDir.resolve("rail-proxy.log")),
                   identity.clientEnvironment(FencepostRole.RAIL_PROXY))
               .jvmArgs(b.jfrArgs("rail-proxy"))
+              .environment(storeEnvironment())
               .httpPort(0)
               .args(proxyArgs)
               .args(b.railProxyArgs)
@@ -306,12 +311,23 @@ public final class LocalPlatform implements AutoCloseable {
                 JavaProcess.jar(workerId, App.PAYOUT_JOB.jar()).tls(tls),
                 identity.clientEnvironment(FencepostRole.PAYOUT_WORKER))
             .jvmArgs(jvmArgs)
+            .environment(storeEnvironment())
             .heap(heap)
             .log(workDir.resolve(workerId + ".log"))
             .args(args.toArgs())
             .start();
     workers.add(worker);
     return worker;
+  }
+
+  /**
+   * What an application of this platform needs in its environment about the stores: nothing when
+   * commits are durable (every application enforces it per session), and the explicit benchmark
+   * choice {@code fencepost.db.allow-asynchronous-commit} when this platform's PostgreSQL runs with
+   * asynchronous commits.
+   */
+  public Map<String, String> storeEnvironment() {
+    return synchronousCommit ? Map.of() : Map.of("FENCEPOST_DB_ALLOWASYNCHRONOUSCOMMIT", "true");
   }
 
   /** Stops the workers, the services, etcd and (when it started it) PostgreSQL. */

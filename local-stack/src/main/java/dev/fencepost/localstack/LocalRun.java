@@ -209,6 +209,7 @@ final class LocalRun implements AutoCloseable {
         LocalIdentity.withEnvironment(
                 App.RECONCILIATION_JOB.process(id, runDir.resolve(id + ".log")),
                 platform.identity().clientEnvironment(FencepostRole.RECONCILER))
+            .environment(platform.storeEnvironment())
             .httpPort(0)
             .args(args)
             .start();

@@ -457,6 +457,11 @@ public final class JavaProcess implements AutoCloseable {
       return this;
     }
 
+    public Builder environment(Map<String, String> more) {
+      environment.putAll(more);
+      return this;
+    }
+
     /**
      * A Spring Boot service on this loopback port ({@code --server.port}, {@code
      * --server.address=127.0.0.1}), with its management endpoints on a free loopback port of their
