@@ -35,13 +35,15 @@ public final class Stack {
   static final Duration START_TIMEOUT = Duration.ofMinutes(3);
 
   /**
-   * The proxy's timeout towards the rail: short, so a rail timeout costs a second; the stub's hang
-   * is longer, so a hang is a timeout.
+   * The proxy's timeout towards the rail: short, so a rail timeout costs two seconds, yet long enough
+   * that a healthy stub answers within it on a loaded 2-core machine (at 1 s a busy build turned
+   * ordinary answers into timeouts, and a payout that must be POSTED became ambiguous); the stub's
+   * hang is well longer, so a hang is always a timeout.
    */
-  public static final String RAIL_TIMEOUT = "1s";
+  public static final String RAIL_TIMEOUT = "2s";
 
   /** How long the stub hangs when its fault plan says so. */
-  public static final String STUB_HANG = "3s";
+  public static final String STUB_HANG = "5s";
 
   /**
    * How far past its expiry the proxies accept a grant. The experiments freeze holders past their
