@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -340,7 +341,7 @@ public final class LocalPlatform implements AutoCloseable {
    * commits (durable commits need nothing: every application enforces them per session).
    */
   public Map<String, String> storeEnvironment() {
-    Map<String, String> environment = new java.util.LinkedHashMap<>();
+    Map<String, String> environment = new LinkedHashMap<>();
     environment.put("FENCEPOST_DB_TLS_MODE", "verify-full");
     environment.put("FENCEPOST_DB_TLS_ROOTCERT", postgres.caFile().toAbsolutePath().toString());
     if (!synchronousCommit) {
