@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -16,11 +17,27 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * <p>The default {@link Mode#REQUIRE} never sends a query or a password in clear: a server that
  * does not offer TLS is refused. It does not verify who the server is; a deployment says {@code
  * verify-full} and the CA that signs its server's certificate ({@code root-cert}), as the local
- * platform does. A setting written into the JDBC URL itself wins over these (pgjdbc's rule); the
- * shipped configuration writes none.
+ * platform does. A TLS setting written into the JDBC URL would win over these (pgjdbc's rule), and
+ * one among the pool's own data source properties ({@code spring.datasource.hikari.data-source-
+ * properties.*}) would sit beside them, so either stops the application at start: these properties
+ * are the one place that says how a pool protects its connection.
  */
 @ConfigurationProperties("fencepost.db.tls")
 public class DatabaseTls {
+
+  /** pgjdbc's connection properties about TLS, in lower case: only this class sets them. */
+  private static final Set<String> DRIVER_TLS_SETTINGS =
+      Set.of(
+          "ssl",
+          "sslmode",
+          "sslfactory",
+          "sslfactoryarg",
+          "sslrootcert",
+          "sslcert",
+          "sslkey",
+          "sslpassword",
+          "sslpasswordcallback",
+          "sslhostnameverifier");
 
   /** pgjdbc's {@code sslmode} values that this application accepts. */
   public enum Mode {
@@ -88,6 +105,7 @@ public class DatabaseTls {
    */
   public void applyTo(HikariConfig pool) {
     validate();
+    refuseTlsSettingsElsewhere(pool);
     // Boot's pools pass these to the driver by pgjdbc's URL names; a pool built on a
     // PGSimpleDataSource sets them as its bean properties, which are spelt differently.
     boolean driverProperties = pool.getDataSourceClassName() == null;
@@ -144,6 +162,32 @@ public class DatabaseTls {
     if (clientKeyPassword != null && clientKey == null) {
       throw new IllegalStateException(
           "fencepost.db.tls.client-key-password is set without fencepost.db.tls.client-key");
+    }
+  }
+
+  private static void refuseTlsSettingsElsewhere(HikariConfig pool) {
+    String url = pool.getJdbcUrl();
+    int query = url == null ? -1 : url.indexOf('?');
+    if (query >= 0) {
+      for (String parameter : url.substring(query + 1).split("&")) {
+        String name = parameter.split("=", 2)[0].toLowerCase(Locale.ROOT);
+        if (DRIVER_TLS_SETTINGS.contains(name)) {
+          // The URL itself is not repeated: it may carry a password.
+          throw new IllegalStateException(
+              "the JDBC URL sets "
+                  + name
+                  + ", which would override fencepost.db.tls.*: remove it from the URL and say"
+                  + " fencepost.db.tls.mode (and root-cert) instead");
+        }
+      }
+    }
+    for (Object key : pool.getDataSourceProperties().keySet()) {
+      if (DRIVER_TLS_SETTINGS.contains(key.toString().toLowerCase(Locale.ROOT))) {
+        throw new IllegalStateException(
+            "the pool's data source property "
+                + key
+                + " is a TLS setting of its own: remove it and say fencepost.db.tls.* instead");
+      }
     }
   }
 

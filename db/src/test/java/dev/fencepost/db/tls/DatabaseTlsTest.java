@@ -208,6 +208,47 @@ class DatabaseTlsTest {
   }
 
   @Test
+  void aTlsSettingInTheJdbcUrlStopsTheApplicationRatherThanOverrideThese() {
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(DatabaseTlsAutoConfiguration.class))
+        .withBean(
+            "weakened",
+            HikariDataSource.class,
+            () -> {
+              HikariDataSource pool = new HikariDataSource();
+              pool.setJdbcUrl("jdbc:postgresql://db:5432/paydb?ApplicationName=x&sslmode=disable");
+              return pool;
+            })
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("the JDBC URL sets sslmode")
+                    .hasMessageNotContaining("db:5432"));
+  }
+
+  @Test
+  void aTlsSettingAmongThePoolsOwnPropertiesStopsTheApplication() {
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(DatabaseTlsAutoConfiguration.class))
+        .withBean(
+            "weakened",
+            HikariDataSource.class,
+            () -> {
+              HikariDataSource pool = postgresPool();
+              pool.addDataSourceProperty("sslfactory", "org.postgresql.ssl.NonValidatingFactory");
+              return pool;
+            })
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("data source property sslfactory"));
+  }
+
+  @Test
   void aPoolOfAnotherDatabaseIsLeftAlone() {
     new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(DatabaseTlsAutoConfiguration.class))
