@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,6 +30,12 @@ import java.util.function.Consumer;
  * <p>Every hop is TLS ({@link LocalTls}, ADR 0150): the services serve HTTPS only with this run's
  * certificate, every process and this JVM trust the run's CA, and every base URL is {@code
  * https://127.0.0.1:<port>}. There is no switch: nothing the platform starts needs plain HTTP.
+ *
+ * <p>The database connections are TLS too (ADR 0157): PostgreSQL serves the run's certificate, and
+ * every application the platform starts connects with {@code verify-full} against the CA of the
+ * server it is given ({@link #storeEnvironment()}). Tools in this JVM that connect directly (the
+ * test extensions, the history extraction) keep pgjdbc's default {@code prefer}, which uses TLS
+ * when the server offers it, as this one always does.
  *
  * <pre>{@code
  * try (LocalPlatform platform = LocalPlatform.builder(workDir).backend(LockBackend.ETCD).start()) {
@@ -73,8 +80,14 @@ public final class LocalPlatform implements AutoCloseable {
       throw new IllegalArgumentException(
           "synchronous_commit off (a benchmark's choice) needs a dedicated PostgreSQL server");
     }
+    // The run's own certificate: one CA for every hop of the run, HTTP and database alike.
     this.postgres =
-        ownsPostgres ? EmbeddedPostgresServer.startDedicated(b.synchronousCommit) : b.postgres;
+        ownsPostgres
+            ? EmbeddedPostgresServer.builder()
+                .synchronousCommit(b.synchronousCommit)
+                .tls(tls)
+                .start()
+            : b.postgres;
     b.onReady.accept("PostgreSQL");
     EtcdCluster startedEtcd = null;
     LocalIdentity startedIdentity = null;
@@ -321,13 +334,20 @@ public final class LocalPlatform implements AutoCloseable {
   }
 
   /**
-   * What an application of this platform needs in its environment about the stores: nothing when
-   * commits are durable (every application enforces it per session), and the explicit benchmark
-   * choice {@code fencepost.db.allow-asynchronous-commit} when this platform's PostgreSQL runs with
-   * asynchronous commits.
+   * What an application of this platform needs in its environment about the stores: TLS to
+   * PostgreSQL with {@code verify-full} against the CA of this platform's server ({@code
+   * fencepost.db.tls.*}, ADR 0157); and the explicit benchmark choice {@code
+   * fencepost.db.allow-asynchronous-commit} when this platform's PostgreSQL runs with asynchronous
+   * commits (durable commits need nothing: every application enforces them per session).
    */
   public Map<String, String> storeEnvironment() {
-    return synchronousCommit ? Map.of() : Map.of("FENCEPOST_DB_ALLOWASYNCHRONOUSCOMMIT", "true");
+    Map<String, String> environment = new LinkedHashMap<>();
+    environment.put("FENCEPOST_DB_TLS_MODE", "verify-full");
+    environment.put("FENCEPOST_DB_TLS_ROOTCERT", postgres.caFile().toAbsolutePath().toString());
+    if (!synchronousCommit) {
+      environment.put("FENCEPOST_DB_ALLOWASYNCHRONOUSCOMMIT", "true");
+    }
+    return Map.copyOf(environment);
   }
 
   /** Stops the workers, the services, etcd and (when it started it) PostgreSQL. */

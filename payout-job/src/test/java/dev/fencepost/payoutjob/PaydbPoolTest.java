@@ -16,7 +16,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * paydb reaches the job through payment-resource's auto-configuration ({@code fencepost.paydb.*}),
  * with the pool sizes the job has always had: four connections, or one per payout thread plus one,
- * and batchdb one per thread plus two (ADR 0063); both with the db module's timeouts (ADR 0155).
+ * and batchdb one per thread plus two (ADR 0063); both with the db module's timeouts (ADR 0155) and
+ * TLS (ADR 0157).
  */
 class PaydbPoolTest {
 
@@ -67,6 +68,22 @@ class PaydbPoolTest {
         try (Connection connection = pool.getConnection()) {
           assertThat(connection.getNetworkTimeout()).isEqualTo(8_000);
         }
+      }
+    }
+  }
+
+  @Test
+  void bothPoolsRequireTlsAndTheirSessionsAreEncrypted() {
+    try (ConfigurableApplicationContext worker = platform.worker()) {
+      for (HikariDataSource pool :
+          List.of(paydbPool(worker), (HikariDataSource) worker.getBean(DataSource.class))) {
+        assertThat(pool.getDataSourceProperties()).containsEntry("sslmode", "require");
+        assertThat(
+                JdbcClient.create(pool)
+                    .sql("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+                    .query(Boolean.class)
+                    .single())
+            .isTrue();
       }
     }
   }

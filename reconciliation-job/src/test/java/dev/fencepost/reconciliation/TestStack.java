@@ -74,6 +74,7 @@ final class TestStack {
                   App.RAIL_PROXY.process(
                       "rail-proxy-unguarded", workDir.resolve("rail-proxy-unguarded.log")),
                   platform.identity().clientEnvironment(FencepostRole.RAIL_PROXY))
+              .environment(platform.storeEnvironment())
               .httpPort(0)
               .args(LocalPlatform.postgresArgs(platform.proxydb()))
               .arg("--spring.application.name=rail-proxy-unguarded")

@@ -2,12 +2,14 @@ package dev.fencepost.launcher.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fencepost.launcher.LocalTls;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -35,6 +37,14 @@ import java.util.concurrent.locks.LockSupport;
  * synchronous_commit=off}, under which a commit can return before its WAL is flushed and a crash
  * loses it; only {@link #startDedicated(boolean)} with {@code false}, a benchmark's choice, runs
  * so.
+ *
+ * <p>Every server serves TLS (ADR 0157) with a certificate for {@code 127.0.0.1} and {@code
+ * localhost}: by default from a CA of its own ({@link LocalTls#generate}), or the local run's
+ * ({@link Builder#tls(LocalTls)}), whose CA file is {@link #caFile()}; a client verifies it with
+ * {@code sslmode=verify-full} and {@code sslrootcert} set to that file. Plaintext connections are
+ * accepted too, so that tools with pgjdbc's default {@code sslmode=prefer} (which uses TLS when
+ * offered) keep working, unless the server is started {@link Builder#tlsOnly()}: its {@code
+ * pg_hba.conf} then has only {@code hostssl} lines and a plaintext login is refused.
  */
 public final class EmbeddedPostgresServer implements AutoCloseable {
 
@@ -56,12 +66,30 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   private final Path dataDirectory;
   private final int port;
   private final boolean synchronousCommit;
+  private final Tls tls;
+  private final Path hbaFile;
   private EmbeddedPostgres postgres;
 
-  private EmbeddedPostgresServer(Path dataDirectory, int port, boolean synchronousCommit) {
+  private EmbeddedPostgresServer(
+      Path dataDirectory, int port, boolean synchronousCommit, Tls tls, Path hbaFile) {
     this.dataDirectory = dataDirectory;
     this.port = port;
     this.synchronousCommit = synchronousCommit;
+    this.tls = tls;
+    this.hbaFile = hbaFile;
+  }
+
+  /**
+   * The PEM files a server serves TLS with: its certificate chain, its private key (which
+   * PostgreSQL reads only if no one but its owner may, mode 0600) and the CA certificate a client
+   * verifies the chain with.
+   */
+  public record Tls(Path certificate, Path privateKey, Path ca) {
+
+    /** The certificate, key and CA of a local run (ADR 0150): the services' own. */
+    public static Tls of(LocalTls tls) {
+      return new Tls(tls.certificateFile(), tls.privateKeyFile(), tls.caFile());
+    }
   }
 
   /** The server shared by every user in this JVM; started on first use. */
@@ -85,16 +113,106 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * returned).
    */
   public static EmbeddedPostgresServer startDedicated(boolean synchronousCommit) {
-    try {
-      EmbeddedPostgresServer server =
-          new EmbeddedPostgresServer(
-              Files.createTempDirectory("fencepost-pg-"), freePort(), synchronousCommit);
-      server.start();
-      return server;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    return builder().synchronousCommit(synchronousCommit).start();
+  }
+
+  /** A server of the caller's own, with settings beyond the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** What a dedicated server runs with. */
+  public static final class Builder {
+
+    private boolean synchronousCommit = true;
+    private Tls tls;
+    private boolean tlsOnly;
+    private boolean withoutTls;
+
+    private Builder() {}
+
+    /**
+     * {@code synchronous_commit}: on (the default); off only for a benchmark that measures what
+     * durability costs (a crash may then lose commits that returned).
+     */
+    public Builder synchronousCommit(boolean on) {
+      this.synchronousCommit = on;
+      return this;
+    }
+
+    /** Serve TLS with these files instead of a certificate from a CA of the server's own. */
+    public Builder tls(Tls files) {
+      this.tls = files;
+      return this;
+    }
+
+    /** Serve TLS with the local run's certificate, so that its CA is the only one to trust. */
+    public Builder tls(LocalTls run) {
+      return tls(Tls.of(run));
+    }
+
+    /** Accept only TLS connections ({@code hostssl} in pg_hba.conf): plaintext is refused. */
+    public Builder tlsOnly() {
+      this.tlsOnly = true;
+      return this;
+    }
+
+    /**
+     * No TLS at all ({@code ssl=off}): only for a test that shows a client refusing a server that
+     * cannot encrypt.
+     */
+    public Builder withoutTls() {
+      this.withoutTls = true;
+      return this;
+    }
+
+    /** Starts the server and returns once it accepts connections; the caller closes it. */
+    public EmbeddedPostgresServer start() {
+      if (withoutTls && (tls != null || tlsOnly)) {
+        throw new IllegalArgumentException("a server without TLS has no certificate to serve");
+      }
+      try {
+        Tls files =
+            withoutTls
+                ? null
+                : tls != null
+                    ? tls
+                    : Tls.of(LocalTls.generate(Files.createTempDirectory("fencepost-pg-tls-")));
+        Path hba = null;
+        if (tlsOnly) {
+          hba = Files.createTempFile("fencepost-pg-hba-", ".conf", OWNER_ONLY);
+          Files.writeString(hba, TLS_ONLY_HBA);
+        }
+        EmbeddedPostgresServer server =
+            new EmbeddedPostgresServer(
+                Files.createTempDirectory("fencepost-pg-"),
+                freePort(),
+                synchronousCommit,
+                files,
+                hba);
+        server.start();
+        return server;
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
   }
+
+  private static final java.nio.file.attribute.FileAttribute<?> OWNER_ONLY =
+      PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+
+  /**
+   * The client authentication of a TLS-only server: the library's own rules (trust, on loopback and
+   * the local socket), with {@code hostssl} in place of {@code host}, so that a TCP login without
+   * TLS matches no line and is refused.
+   */
+  private static final String TLS_ONLY_HBA =
+      """
+      # fencepost: TLS-only embedded server (ADR 0157)
+      local   all  all                trust
+      hostssl all  all  127.0.0.1/32  trust
+      hostssl all  all  ::1/128       trust
+      """;
 
   /** Starts (or restarts) the server on its port and data directory, keeping all data. */
   public synchronized void start() {
@@ -102,7 +220,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       return;
     }
     try {
-      postgres =
+      EmbeddedPostgres.Builder builder =
           EmbeddedPostgres.builder()
               .setDataDirectory(dataDirectory)
               .setCleanDataDirectory(false)
@@ -112,7 +230,16 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               .setServerConfig("max_connections", "300")
               .setServerConfig("fsync", "on")
               .setServerConfig("synchronous_commit", synchronousCommit ? "on" : "off")
-              .start();
+              .setServerConfig("ssl", tls == null ? "off" : "on");
+      if (tls != null) {
+        builder
+            .setServerConfig("ssl_cert_file", tls.certificate().toAbsolutePath().toString())
+            .setServerConfig("ssl_key_file", tls.privateKey().toAbsolutePath().toString());
+      }
+      if (hbaFile != null) {
+        builder.setServerConfig("hba_file", hbaFile.toAbsolutePath().toString());
+      }
+      postgres = builder.start();
     } catch (IOException e) {
       throw new UncheckedIOException("could not start embedded PostgreSQL on port " + port, e);
     }
@@ -212,6 +339,22 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   public int port() {
     return port;
+  }
+
+  /** The files this server serves TLS with. */
+  public Tls tls() {
+    if (tls == null) {
+      throw new IllegalStateException("this server was started without TLS");
+    }
+    return tls;
+  }
+
+  /**
+   * The CA certificate (PEM) that signs this server's certificate: a client's {@code sslrootcert}
+   * (pgjdbc) or {@code fencepost.db.tls.root-cert} with {@code verify-full}.
+   */
+  public Path caFile() {
+    return tls().ca();
   }
 
   /** A JDBC URL for {@code database} on this server. */
