@@ -40,7 +40,9 @@ final class ConcurrencyWorkload {
                   SessionId session =
                       backend.createSession(client, Duration.ofMinutes(5)).sessionId();
                   ThreadLocalRandom random = ThreadLocalRandom.current();
-                  while (remaining.getAndDecrement() > 0) {
+                  // Never below zero: a thread that finds nothing left must not take a pair from
+                  // one whose failed acquire is about to put its pair back.
+                  while (remaining.getAndUpdate(n -> Math.max(n - 1, 0)) > 0) {
                     LockKey key = LockKey.of(keyPrefix + random.nextInt(keys));
                     long invoked = System.nanoTime();
                     LockGrant grant;
