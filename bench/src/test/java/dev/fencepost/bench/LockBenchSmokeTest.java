@@ -55,7 +55,11 @@ class LockBenchSmokeTest {
     }
     assertThat(missing).as("targets without samples; log:\n" + String.join("\n", log)).isEmpty();
     assertThat(outcome.serverLoad())
-        .allSatisfy(r -> assertThat(r.heartbeats().operations()).isPositive());
+        .allSatisfy(
+            r -> {
+              assertThat(r.error()).as(r.server() + " heartbeat load failed").isNull();
+              assertThat(r.heartbeats().operations()).isPositive();
+            });
 
     Path markdown = temp.resolve("benchmarks.md");
     Files.writeString(
