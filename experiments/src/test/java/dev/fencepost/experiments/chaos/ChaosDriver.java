@@ -1,12 +1,16 @@
 package dev.fencepost.experiments.chaos;
 
 import dev.fencepost.experiments.harness.ExperimentRun;
+import dev.fencepost.experiments.harness.LockBackend;
 import dev.fencepost.experiments.harness.LockServers;
 import dev.fencepost.experiments.harness.Worker;
+import dev.fencepost.launcher.etcd.EtcdCluster;
+import dev.fencepost.launcher.etcd.EtcdMember;
 import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.testsupport.generate.Generated;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
@@ -22,8 +26,9 @@ import java.util.function.BooleanSupplier;
  * Injects the chaos run's faults on a seeded schedule (ADR 0108): each step picks a fault and the
  * delay to the next one from one {@link Random}, so a seed names the fault sequence (the timing
  * against the workers still varies with the machine). Every fault is recorded as an {@code event}
- * before it is done. The schedule is the driver's, never a test's wait: the test waits on {@link
- * #finished()} and on the backlog, both conditions.
+ * before it is done; on etcd the driver also kills the leader and freezes members (ADR 0171). The
+ * schedule is the driver's, never a test's wait: the test waits on {@link #finished()} and on the
+ * backlog, both conditions.
  */
 final class ChaosDriver implements AutoCloseable {
 
@@ -37,17 +42,50 @@ final class ChaosDriver implements AutoCloseable {
     /** SIGKILL the lock server and start it again on the same port. */
     LOCK_SERVER_RESTART,
     /** Stop the PostgreSQL server of lockdb, proxydb, batchdb and paydb and start it again. */
-    POSTGRES_RESTART,
+    POSTGRES_RESTART(false),
     /**
      * SIGKILL every process of that PostgreSQL server at once (a crash: nothing flushed, no
      * checkpoint) and start it again, which recovers from the WAL. With durable commits nothing a
      * commit acknowledged is lost, so no guard forgets an intent or a fence it reported.
      */
-    POSTGRES_CRASH
+    POSTGRES_CRASH(false),
+    /**
+     * On etcd: find the member that leads (each member's own status: its leader id is its member
+     * id), SIGKILL it while the workers acquire and renew, wait until the other two elect a new
+     * leader, and restart it on its ports and data directory after a seeded delay, so it rejoins as
+     * a follower (ADR 0171).
+     */
+    ETCD_LEADER_KILL(true),
+    /**
+     * On etcd: SIGSTOP a seeded member for longer than two election timeouts, then SIGCONT it; a
+     * frozen leader is deposed meanwhile, a frozen follower falls behind and catches up.
+     */
+    ETCD_MEMBER_PAUSE(true);
+
+    private final boolean etcdOnly;
+
+    Fault() {
+      this(false);
+    }
+
+    Fault(boolean etcdOnly) {
+      this.etcdOnly = etcdOnly;
+    }
+
+    /**
+     * The faults of a run on {@code backend}: every fault for etcd (the PostgreSQL restarts and
+     * crashes still hit paydb, proxydb and batchdb), all but the etcd ones for PostgreSQL.
+     */
+    static List<Fault> menu(LockBackend backend) {
+      return Arrays.stream(values())
+          .filter(f -> backend == LockBackend.ETCD || !f.etcdOnly)
+          .toList();
+    }
   }
 
   private final ExperimentRun run;
   private final JavaProcess lockServer;
+  private final EtcdCluster etcd;
   private final Random random;
   private final int workerCount;
   private final List<Fault> menu;
@@ -56,6 +94,7 @@ final class ChaosDriver implements AutoCloseable {
   private final List<Worker> workers = Collections.synchronizedList(new ArrayList<>());
   private final List<Worker> stopped = Collections.synchronizedList(new ArrayList<>());
   private final Map<Fault, Integer> injected = new EnumMap<>(Fault.class);
+  private int leadersElected;
   private final ScheduledExecutorService schedule =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -71,6 +110,7 @@ final class ChaosDriver implements AutoCloseable {
   ChaosDriver(
       ExperimentRun run,
       JavaProcess lockServer,
+      EtcdCluster etcd,
       long seed,
       int workerCount,
       List<Fault> menu,
@@ -78,6 +118,7 @@ final class ChaosDriver implements AutoCloseable {
       BooleanSupplier settled) {
     this.run = run;
     this.lockServer = lockServer;
+    this.etcd = etcd;
     this.random = new Random(seed);
     this.workerCount = workerCount;
     this.menu = List.copyOf(menu);
@@ -119,6 +160,11 @@ final class ChaosDriver implements AutoCloseable {
     return new EnumMap<>(injected);
   }
 
+  /** How many times a new etcd leader was seen elected after a leader kill. */
+  synchronized int leadersElected() {
+    return leadersElected;
+  }
+
   private void scheduleNext(List<Fault> firstRound) {
     long delayMillis = 2_000 + random.nextInt(4_000);
     schedule.schedule(() -> step(firstRound), delayMillis, TimeUnit.MILLISECONDS);
@@ -131,10 +177,16 @@ final class ChaosDriver implements AutoCloseable {
         finished.set(true);
         return;
       }
-      Fault fault = firstRound.isEmpty() ? Generated.pick(random, menu) : firstRound.remove(0);
-      inject(fault);
-      synchronized (this) {
-        injected.merge(fault, 1, Integer::sum);
+      boolean first = !firstRound.isEmpty();
+      Fault fault = first ? firstRound.remove(0) : Generated.pick(random, menu);
+      if (inject(fault)) {
+        synchronized (this) {
+          injected.merge(fault, 1, Integer::sum);
+        }
+      } else if (first) {
+        // Nothing to do it to right now (every worker frozen, an etcd member still down): the
+        // first round still owes this kind.
+        firstRound.add(fault);
       }
       scheduleNext(firstRound);
     } catch (Throwable t) {
@@ -143,12 +195,13 @@ final class ChaosDriver implements AutoCloseable {
     }
   }
 
-  private void inject(Fault fault) {
+  /** Does {@code fault}; false if there was nothing to do it to. */
+  private boolean inject(Fault fault) {
     switch (fault) {
       case PAUSE_PAST_LEASE -> {
         Worker w = pickRunning();
         if (w == null) {
-          return;
+          return false;
         }
         long pauseMillis = 4_000 + random.nextInt(4_000);
         run.stop(
@@ -164,7 +217,7 @@ final class ChaosDriver implements AutoCloseable {
       case KILL_AND_REPLACE -> {
         Worker w = pickRunning();
         if (w == null) {
-          return;
+          return false;
         }
         stopped.remove(w);
         workers.remove(w);
@@ -192,8 +245,106 @@ final class ChaosDriver implements AutoCloseable {
         run.stack().postgres().start();
         run.event(null, "RESTARTED", "chaos: PostgreSQL recovered from its WAL and up again");
       }
+      case ETCD_LEADER_KILL -> {
+        return killEtcdLeader();
+      }
+      case ETCD_MEMBER_PAUSE -> {
+        return pauseEtcdMember();
+      }
       default -> throw new IllegalStateException(fault.name());
     }
+    return true;
+  }
+
+  /** How long an etcd member may take to be elected, or to serve again. */
+  static final Duration ETCD_WAIT = Duration.ofSeconds(60);
+
+  /**
+   * Kills the leader of a whole cluster (never a second member while one is down: two of three down
+   * is an outage, UC-08's subject, not a failover), and schedules its restart.
+   */
+  private boolean killEtcdLeader() {
+    if (!etcdWhole()) {
+      return false;
+    }
+    EtcdMember leader = etcd.awaitLeader(ETCD_WAIT);
+    long term = etcd.status(leader).map(st -> st.getRaftTerm()).orElse(-1L);
+    long restartMillis = 1_000 + random.nextInt(4_000);
+    run.event(
+        null,
+        "ETCD_LEADER_KILL",
+        "chaos: etcd leader "
+            + leader.name()
+            + " (pid "
+            + leader.pid().map(String::valueOf).orElse("?")
+            + ", raft term "
+            + term
+            + ") SIGKILLed; restart in "
+            + restartMillis
+            + " ms");
+    leader.kill();
+    EtcdMember next = etcd.awaitNewLeader(leader, ETCD_WAIT);
+    long nextTerm = etcd.status(next).map(st -> st.getRaftTerm()).orElse(-1L);
+    synchronized (this) {
+      leadersElected++;
+    }
+    run.event(
+        null,
+        "ETCD_LEADER",
+        "chaos: " + next.name() + " elected leader (raft term " + nextTerm + ")");
+    schedule.schedule(() -> restartEtcd(leader), restartMillis, TimeUnit.MILLISECONDS);
+    return true;
+  }
+
+  private void restartEtcd(EtcdMember member) {
+    try {
+      if (!member.isRunning()) {
+        member.restart();
+        run.event(null, "ETCD_RESTARTED", "chaos: etcd " + member.name() + " rejoined");
+      }
+    } catch (Throwable t) {
+      failure = t;
+    }
+  }
+
+  /** SIGSTOPs a seeded member of a whole cluster past two election timeouts. */
+  private boolean pauseEtcdMember() {
+    if (!etcdWhole()) {
+      return false;
+    }
+    EtcdMember member = Generated.pick(random, etcd.members());
+    boolean wasLeader = etcd.leader().filter(l -> l == member).isPresent();
+    long pauseMillis = 2 * etcd.electionTimeout().toMillis() + random.nextInt(2_000);
+    run.event(
+        null,
+        "ETCD_PAUSE",
+        "chaos: etcd "
+            + member.name()
+            + (wasLeader ? " (the leader)" : " (a follower)")
+            + " SIGSTOPped for "
+            + pauseMillis
+            + " ms, past its "
+            + etcd.electionTimeout().toMillis()
+            + " ms election timeout");
+    member.pause();
+    schedule.schedule(() -> resumeEtcd(member), pauseMillis, TimeUnit.MILLISECONDS);
+    return true;
+  }
+
+  private void resumeEtcd(EtcdMember member) {
+    try {
+      if (member.isPaused()) {
+        run.event(null, "ETCD_RESUME", "chaos: etcd " + member.name() + " SIGCONTed");
+        member.resume();
+      }
+    } catch (Throwable t) {
+      failure = t;
+    }
+  }
+
+  /** Every member running and none frozen. */
+  private boolean etcdWhole() {
+    return etcd.members().stream().allMatch(m -> m.isRunning() && !m.isPaused());
   }
 
   private void thaw(Worker w) {
@@ -250,6 +401,18 @@ final class ChaosDriver implements AutoCloseable {
     stopped.clear();
     if (!run.stack().postgres().isRunning()) {
       run.stack().postgres().start();
+    }
+    if (etcd != null) {
+      for (EtcdMember m : etcd.members()) {
+        if (m.isPaused()) {
+          run.event(null, "ETCD_RESUME", "chaos over: etcd " + m.name() + " SIGCONTed");
+          m.resume();
+        } else if (!m.isRunning()) {
+          m.restart();
+          run.event(null, "ETCD_RESTARTED", "chaos over: etcd " + m.name() + " rejoined");
+        }
+      }
+      etcd.awaitLeader(ETCD_WAIT);
     }
     if (!lockServer.isAlive()) {
       LockServers.restart(lockServer);

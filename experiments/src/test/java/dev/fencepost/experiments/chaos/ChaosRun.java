@@ -3,14 +3,17 @@ package dev.fencepost.experiments.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.experiments.chaos.ChaosDriver.Fault;
+import dev.fencepost.experiments.harness.EtcdGrants;
 import dev.fencepost.experiments.harness.ExperimentRun;
 import dev.fencepost.experiments.harness.Guards;
+import dev.fencepost.experiments.harness.LockBackend;
 import dev.fencepost.experiments.harness.LockServers;
 import dev.fencepost.experiments.harness.RunResult;
 import dev.fencepost.history.HistoryFiles;
+import dev.fencepost.launcher.etcd.EtcdCluster;
 import dev.fencepost.launcher.process.JavaProcess;
 import java.time.Duration;
-import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -62,30 +65,63 @@ final class ChaosRun {
 
   static final long AMOUNT = 100;
 
+  /** Members of the etcd cluster of a chaos run on etcd: a leader kill leaves a quorum. */
+  static final int ETCD_MEMBERS = 3;
+
+  /** The scenario name of a run, which is also its run directory: {@code chaos-etcd-ci}. */
+  static String scenario(Tier tier, LockBackend backend) {
+    return "chaos"
+        + (backend == LockBackend.ETCD ? "-etcd" : "")
+        + "-"
+        + tier.name().toLowerCase(Locale.ROOT);
+  }
+
+  /** The evidence page of a run: chaos.md (long, PostgreSQL), chaos-etcd-ci.md, ... */
+  static String evidenceName(Tier tier, LockBackend backend) {
+    return "chaos" + (backend == LockBackend.ETCD ? "-etcd" : "") + (tier == LONG ? "" : "-ci");
+  }
+
+  static String backendName(LockBackend backend) {
+    return backend == LockBackend.ETCD ? "etcd, " + ETCD_MEMBERS + " members" : "PostgreSQL";
+  }
+
   /**
-   * One chaos run of {@code tier}, with its assertions; the evidence report is written once they
-   * passed, naming {@code test} as what regenerates it.
+   * One chaos run of {@code tier} on {@code backend}, with its assertions; the evidence report is
+   * written once they passed, naming {@code test} as what regenerates it. Both backends share all
+   * of it; etcd adds its own cluster and its faults to the menu ({@link Fault#menu}).
    */
-  static void run(Tier tier, Class<?> test) {
+  static void run(Tier tier, LockBackend backend, Class<?> test) {
     long seed = Long.getLong("experiments.chaos.seed", System.currentTimeMillis());
-    System.out.println("chaos run: tier " + tier.name() + ", seed " + seed);
+    System.out.println(
+        "chaos run: tier " + tier.name() + ", backend " + backend + ", seed " + seed);
+    List<Fault> menu = Fault.menu(backend);
     String title =
         "Chaos run ("
             + tier.name()
-            + " tier): "
+            + " tier, "
+            + backendName(backend)
+            + "): "
             + tier.payouts()
             + " payouts, "
             + tier.workers()
             + " workers, seed "
             + seed;
     try (ExperimentRun run =
-            ExperimentRun.start("chaos-" + tier.name().toLowerCase(), title, Guards.ALL_ON);
+            ExperimentRun.startOnOwnLockServer(
+                scenario(tier, backend), title, Guards.ALL_ON, backend);
+        // The run's own etcd (null on PostgreSQL: try-with-resources skips it).
+        EtcdCluster etcd =
+            backend == LockBackend.ETCD
+                ? EtcdCluster.builder().members(ETCD_MEMBERS).start()
+                : null;
         // Started before the seeding, which does not need it; a chaos restart keeps its port.
         JavaProcess lockServer =
             LockServers.start(
                 "chaos lock server",
                 run.dir().resolve("logs").resolve("lock-server-chaos.log"),
-                LockServers.on(run.stack().lockdb()))) {
+                etcd != null
+                    ? LockServers.onEtcd(etcd.endpoints())
+                    : LockServers.on(run.stack().lockdb()))) {
       run.event(
           null, "SEED", "chaos seed " + seed + " (replay: -Dexperiments.chaos.seed=" + seed + ")");
       for (int a = 0; a < tier.accounts(); a++) {
@@ -98,9 +134,10 @@ final class ChaosRun {
           new ChaosDriver(
               run,
               lockServer,
+              etcd,
               seed,
               tier.workers(),
-              Arrays.asList(Fault.values()),
+              menu,
               tier.faultWindow(),
               progress::settled);
       try {
@@ -124,6 +161,10 @@ final class ChaosRun {
       } finally {
         driver.close();
         run.stack().resetRailFaults();
+      }
+      if (etcd != null) {
+        // Read with every member up; the lock server's writes are all under its prefix.
+        run.addRecords(EtcdGrants.read(etcd.endpoints()));
       }
 
       Map<String, Long> states = progress.states();
@@ -149,10 +190,12 @@ final class ChaosRun {
       ChaosFigures figures =
           new ChaosFigures(
               tier.name(),
+              backendName(backend),
               seed,
               tier.payouts(),
               tier.workers(),
               driver.injected(),
+              driver.leadersElected(),
               states,
               held,
               result.fencedEffects().size(),
@@ -166,9 +209,16 @@ final class ChaosRun {
       assertThat(progress.unsettled()).as("payouts in flight or PENDING for no reason").isZero();
       assertThat(driver.injected().keySet())
           .as("each kind of fault was injected")
-          .containsExactlyInAnyOrder(Fault.values());
+          .containsExactlyInAnyOrderElementsOf(menu);
+      assertThat(driver.leadersElected())
+          .as("a new etcd leader was elected after every leader kill")
+          .isEqualTo(driver.injected().getOrDefault(Fault.ETCD_LEADER_KILL, 0));
+      List<ChecksBite.Bite> bites = ChecksBite.on(run.dir());
+      assertThat(bites)
+          .as("each mutation of this run's own history is caught by its counter")
+          .allSatisfy(b -> assertThat(b.caught()).as(b.toString()).isPositive());
 
-      ChaosEvidence.write(tier == LONG ? "chaos" : "chaos-ci", test, result, figures);
+      ChaosEvidence.write(evidenceName(tier, backend), test, result, figures, bites);
     }
   }
 
@@ -180,10 +230,12 @@ final class ChaosRun {
   /** What the chaos run measured besides the checker's counters. */
   record ChaosFigures(
       String tier,
+      String backend,
       long seed,
       int payouts,
       int workers,
       Map<Fault, Integer> faults,
+      int leadersElected,
       Map<String, Long> states,
       long heldBehindAmbiguous,
       int fencedOut,
@@ -193,6 +245,7 @@ final class ChaosRun {
       StringBuilder md = new StringBuilder();
       md.append("| figure | value |\n|---|---|\n");
       md.append("| tier | ").append(tier).append(" |\n");
+      md.append("| lock backend | ").append(backend).append(" |\n");
       md.append("| seed | `").append(seed).append("` |\n");
       md.append("| payouts / workers at a time | ")
           .append(payouts)
@@ -201,6 +254,11 @@ final class ChaosRun {
           .append(" |\n");
       faults.forEach(
           (f, n) -> md.append("| faults: ").append(f).append(" | ").append(n).append(" |\n"));
+      if (faults.containsKey(Fault.ETCD_LEADER_KILL)) {
+        md.append("| new etcd leader elected after a leader kill | ")
+            .append(leadersElected)
+            .append(" |\n");
+      }
       states.forEach(
           (s, n) -> md.append("| payouts ").append(s).append(" | ").append(n).append(" |\n"));
       md.append("| of those PENDING: held behind a RAIL_AMBIGUOUS payout of their account | ")
