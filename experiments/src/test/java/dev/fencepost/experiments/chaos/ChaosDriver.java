@@ -140,12 +140,20 @@ final class ChaosDriver implements AutoCloseable {
   /**
    * Begins the faults: first every fault of the menu once in a seeded order (so that each kind is
    * exercised even when the backlog drains early), then seeded picks, until the window has passed
-   * or the backlog has settled.
+   * or the backlog has settled. On etcd the etcd faults lead the first round, so that the leader
+   * kill lands while the backlog is still large and the workers are acquiring and renewing.
    */
   void begin() {
     endsAtNanos = System.nanoTime() + window.toNanos();
-    List<Fault> firstRound = new ArrayList<>(menu);
-    Collections.shuffle(firstRound, random);
+    List<Fault> etcdFaults = new ArrayList<>(menu.stream().filter(f -> f.etcdOnly).toList());
+    List<Fault> others = new ArrayList<>(menu.stream().filter(f -> !f.etcdOnly).toList());
+    Collections.shuffle(others, random);
+    List<Fault> firstRound = new ArrayList<>();
+    if (!etcdFaults.isEmpty()) {
+      Collections.shuffle(etcdFaults, random);
+      firstRound.addAll(etcdFaults);
+    }
+    firstRound.addAll(others);
     scheduleNext(firstRound);
   }
 

@@ -9,14 +9,19 @@ import dev.fencepost.experiments.harness.Guards;
 import dev.fencepost.experiments.harness.LockBackend;
 import dev.fencepost.experiments.harness.LockServers;
 import dev.fencepost.experiments.harness.RunResult;
+import dev.fencepost.history.History;
 import dev.fencepost.history.HistoryFiles;
+import dev.fencepost.history.Records;
 import dev.fencepost.launcher.etcd.EtcdCluster;
 import dev.fencepost.launcher.process.JavaProcess;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 
 /**
@@ -64,6 +69,19 @@ final class ChaosRun {
       new Tier("long", 100, 20, 4, Duration.ofMinutes(6), Duration.ofMinutes(20));
 
   static final long AMOUNT = 100;
+
+  /**
+   * The lock backends the chaos tests run on: both, or those {@code
+   * -Dexperiments.chaos.backends=ETCD} (comma separated) names, to replay or regenerate one.
+   */
+  static Stream<LockBackend> backends() {
+    String named = System.getProperty("experiments.chaos.backends", "").trim();
+    if (named.isEmpty()) {
+      return Arrays.stream(LockBackend.values());
+    }
+    return Arrays.stream(named.split(","))
+        .map(n -> LockBackend.valueOf(n.trim().toUpperCase(Locale.ROOT)));
+  }
 
   /** Members of the etcd cluster of a chaos run on etcd: a leader kill leaves a quorum. */
   static final int ETCD_MEMBERS = 3;
@@ -196,6 +214,7 @@ final class ChaosRun {
               tier.workers(),
               driver.injected(),
               driver.leadersElected(),
+              LeaderDown.of(result.history()),
               states,
               held,
               result.fencedEffects().size(),
@@ -214,6 +233,7 @@ final class ChaosRun {
           .as("a new etcd leader was elected after every leader kill")
           .isEqualTo(driver.injected().getOrDefault(Fault.ETCD_LEADER_KILL, 0));
       List<ChecksBite.Bite> bites = ChecksBite.on(run.dir());
+      bites.forEach(b -> System.out.println("negative control: " + b));
       assertThat(bites)
           .as("each mutation of this run's own history is caught by its counter")
           .allSatisfy(b -> assertThat(b.caught()).as(b.toString()).isPositive());
@@ -227,6 +247,45 @@ final class ChaosRun {
     run.event(null, "RAIL_FAULTS", "stub ambiguity " + ambiguityPercent() + ": " + AMBIGUITY);
   }
 
+  /**
+   * The workers' lock operations (acquire, release; their {@code client_op} records) begun between
+   * an {@code ETCD_LEADER_KILL} event and the killed member's {@code ETCD_RESTARTED}: what the
+   * workers asked of the lock server while the cluster ran on two members. One monotonic clock
+   * serves every process of the machine, so the workers' and the harness's nanos compare.
+   */
+  record LeaderDown(long operations, long failed) {
+    static LeaderDown of(History h) {
+      List<Records.Event> events =
+          h.events.stream()
+              .filter(e -> e.nanos() != null)
+              .sorted(Comparator.comparing(Records.Event::nanos))
+              .toList();
+      long operations = 0;
+      long failed = 0;
+      for (int i = 0; i < events.size(); i++) {
+        if (!events.get(i).kind().equals("ETCD_LEADER_KILL")) {
+          continue;
+        }
+        long from = events.get(i).nanos();
+        long to =
+            events.subList(i, events.size()).stream()
+                .filter(e -> e.kind().equals("ETCD_RESTARTED"))
+                .map(Records.Event::nanos)
+                .findFirst()
+                .orElse(Long.MAX_VALUE);
+        for (Records.ClientOp op : h.clientOps) {
+          if (op.invokeNanos() != null && op.invokeNanos() >= from && op.invokeNanos() <= to) {
+            operations++;
+            if ("FAILED".equals(op.outcome())) {
+              failed++;
+            }
+          }
+        }
+      }
+      return new LeaderDown(operations, failed);
+    }
+  }
+
   /** What the chaos run measured besides the checker's counters. */
   record ChaosFigures(
       String tier,
@@ -236,6 +295,7 @@ final class ChaosRun {
       int workers,
       Map<Fault, Integer> faults,
       int leadersElected,
+      LeaderDown leaderDown,
       Map<String, Long> states,
       long heldBehindAmbiguous,
       int fencedOut,
@@ -258,6 +318,11 @@ final class ChaosRun {
         md.append("| new etcd leader elected after a leader kill | ")
             .append(leadersElected)
             .append(" |\n");
+        md.append("| workers' lock operations begun while a killed leader was down (failed) | ")
+            .append(leaderDown.operations())
+            .append(" (")
+            .append(leaderDown.failed())
+            .append(") |\n");
       }
       states.forEach(
           (s, n) -> md.append("| payouts ").append(s).append(" | ").append(n).append(" |\n"));

@@ -3,7 +3,7 @@ package dev.fencepost.experiments.chaos;
 import dev.fencepost.experiments.harness.LockBackend;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The chaos run's CI tier: 200 payouts, a 40 s fault window, once per lock backend with the same
@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class ChaosRunIT {
 
   @ParameterizedTest(name = "{0}")
-  @EnumSource(LockBackend.class)
+  @MethodSource("dev.fencepost.experiments.chaos.ChaosRun#backends")
   void underRandomFaultsTheBacklogSettlesAndEverySafetyCounterIsZero(LockBackend backend) {
     ChaosRun.run(ChaosRun.CI, backend, ChaosRunIT.class);
   }

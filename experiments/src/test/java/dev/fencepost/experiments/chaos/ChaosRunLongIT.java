@@ -2,7 +2,7 @@ package dev.fencepost.experiments.chaos;
 
 import dev.fencepost.experiments.harness.LockBackend;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The chaos run's long tier (only with {@code -Dexperiments.long=true}, which selects {@code
@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class ChaosRunLongIT {
 
   @ParameterizedTest(name = "{0}")
-  @EnumSource(LockBackend.class)
+  @MethodSource("dev.fencepost.experiments.chaos.ChaosRun#backends")
   void underTwoThousandPayoutsOfRandomFaultsTheBacklogSettlesAndEverySafetyCounterIsZero(
       LockBackend backend) {
     ChaosRun.run(ChaosRun.LONG, backend, ChaosRunLongIT.class);
