@@ -15,12 +15,15 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+import org.awaitility.Awaitility;
 
 /**
  * Injects the chaos run's faults on a seeded schedule (ADR 0108): each step picks a fault and the
@@ -275,8 +278,8 @@ final class ChaosDriver implements AutoCloseable {
     if (!etcdWhole()) {
       return false;
     }
-    EtcdMember leader = etcd.awaitLeader(ETCD_WAIT);
-    long term = etcd.status(leader).map(st -> st.getRaftTerm()).orElse(-1L);
+    Leading before = awaitLeading(m -> true);
+    EtcdMember leader = before.member();
     long restartMillis = 1_000 + random.nextInt(4_000);
     run.event(
         null,
@@ -286,22 +289,53 @@ final class ChaosDriver implements AutoCloseable {
             + " (pid "
             + leader.pid().map(String::valueOf).orElse("?")
             + ", raft term "
-            + term
+            + before.term()
             + ") SIGKILLed; restart in "
             + restartMillis
             + " ms");
     leader.kill();
-    EtcdMember next = etcd.awaitNewLeader(leader, ETCD_WAIT);
-    long nextTerm = etcd.status(next).map(st -> st.getRaftTerm()).orElse(-1L);
-    synchronized (this) {
-      leadersElected++;
+    Leading after = awaitLeading(m -> m != leader);
+    // Raft: a leader of a later term is one the survivors elected; the same term means the member
+    // killed was not the leader, and the kill tested no failover.
+    boolean elected = after.term() > before.term();
+    if (elected) {
+      synchronized (this) {
+        leadersElected++;
+      }
     }
     run.event(
         null,
         "ETCD_LEADER",
-        "chaos: " + next.name() + " elected leader (raft term " + nextTerm + ")");
+        "chaos: "
+            + after.member().name()
+            + (elected ? " elected leader (raft term " : " still leads (raft term ")
+            + after.term()
+            + ", was "
+            + before.term()
+            + ")");
     schedule.schedule(() -> restartEtcd(leader), restartMillis, TimeUnit.MILLISECONDS);
     return true;
+  }
+
+  /** A member that leads, and the raft term it leads in (from its own status). */
+  record Leading(EtcdMember member, long term) {}
+
+  /** Waits (bounded) for a leader that {@code which} accepts and reads its term. */
+  private Leading awaitLeading(Predicate<EtcdMember> which) {
+    return Awaitility.await("an etcd leader and its term")
+        .atMost(ETCD_WAIT)
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () ->
+                etcd.leader()
+                    .filter(which)
+                    .flatMap(
+                        m ->
+                            etcd.status(m)
+                                .filter(st -> st.getLeader() == st.getHeader().getMemberId())
+                                .map(st -> new Leading(m, st.getRaftTerm()))),
+            Optional::isPresent)
+        .orElseThrow();
   }
 
   private void restartEtcd(EtcdMember member) {

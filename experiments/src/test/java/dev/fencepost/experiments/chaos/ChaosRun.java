@@ -29,9 +29,12 @@ import org.awaitility.Awaitility;
  * 0.5% rail ambiguity while a seeded driver freezes workers past their lease, kills and replaces
  * them, restarts the lock server and restarts PostgreSQL, each fault an {@code event}. When the
  * faults stop and the backlog has settled, every safety counter of the history checker is 0; the
- * liveness figures are printed, recorded and written to the evidence report. {@link ChaosRunIT} is
- * the CI tier (200 payouts), {@link ChaosRunLongIT} the long tier (2,000, only with {@code
- * -Dexperiments.long=true}). {@code -Dexperiments.chaos.seed=N} replays a fault sequence.
+ * liveness figures are printed, recorded and written to the evidence report, and each mutation of
+ * the run's own history must be caught ({@link ChecksBite}, the negative control). On etcd (ADR
+ * 0171) the run owns a 3-member cluster and the driver also kills its leader and freezes its
+ * members. {@link ChaosRunIT} is the CI tier (200 payouts), {@link ChaosRunLongIT} the long tier
+ * (2,000, only with {@code -Dexperiments.long=true}), each once per backend. {@code
+ * -Dexperiments.chaos.seed=N} replays a fault sequence.
  */
 final class ChaosRun {
 
