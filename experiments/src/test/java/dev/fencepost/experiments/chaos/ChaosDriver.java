@@ -171,7 +171,7 @@ final class ChaosDriver implements AutoCloseable {
     return new EnumMap<>(injected);
   }
 
-  /** How many times a new etcd leader was seen elected after a leader kill. */
+  /** How many leader kills were followed by a leader of a later raft term. */
   synchronized int leadersElected() {
     return leadersElected;
   }

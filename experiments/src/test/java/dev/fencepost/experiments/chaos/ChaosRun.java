@@ -233,7 +233,7 @@ final class ChaosRun {
           .as("each kind of fault was injected")
           .containsExactlyInAnyOrderElementsOf(menu);
       assertThat(driver.leadersElected())
-          .as("a new etcd leader was elected after every leader kill")
+          .as("after every etcd leader kill a leader of a later raft term was elected")
           .isEqualTo(driver.injected().getOrDefault(Fault.ETCD_LEADER_KILL, 0));
       List<ChecksBite.Bite> bites = ChecksBite.on(run.dir());
       bites.forEach(b -> System.out.println("negative control: " + b));
@@ -318,7 +318,7 @@ final class ChaosRun {
       faults.forEach(
           (f, n) -> md.append("| faults: ").append(f).append(" | ").append(n).append(" |\n"));
       if (faults.containsKey(Fault.ETCD_LEADER_KILL)) {
-        md.append("| new etcd leader elected after a leader kill | ")
+        md.append("| leader of a later raft term elected after a leader kill | ")
             .append(leadersElected)
             .append(" |\n");
         md.append("| workers' lock operations begun while a killed leader was down (failed) | ")
