@@ -45,18 +45,18 @@ final class ChaosDriver implements AutoCloseable {
     /** SIGKILL the lock server and start it again on the same port. */
     LOCK_SERVER_RESTART,
     /** Stop the PostgreSQL server of lockdb, proxydb, batchdb and paydb and start it again. */
-    POSTGRES_RESTART(false),
+    POSTGRES_RESTART,
     /**
      * SIGKILL every process of that PostgreSQL server at once (a crash: nothing flushed, no
      * checkpoint) and start it again, which recovers from the WAL. With durable commits nothing a
      * commit acknowledged is lost, so no guard forgets an intent or a fence it reported.
      */
-    POSTGRES_CRASH(false),
+    POSTGRES_CRASH,
     /**
      * On etcd: find the member that leads (each member's own status: its leader id is its member
-     * id), SIGKILL it while the workers acquire and renew, wait until the other two elect a new
-     * leader, and restart it on its ports and data directory after a seeded delay, so it rejoins as
-     * a follower (ADR 0171).
+     * id), SIGKILL it while the workers acquire and renew, wait until the other two elect a leader
+     * of a later raft term, and restart it on its ports and data directory after a seeded delay, so
+     * it rejoins as a follower (ADR 0171).
      */
     ETCD_LEADER_KILL(true),
     /**
