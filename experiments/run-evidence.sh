@@ -11,7 +11,8 @@
 #
 # With no class named: UC-03 and its negative-control matrix, UC-04, UC-06, UC-08, the INV-04
 # restore on both backends and the unauthorised caller. The chaos runs are named when wanted
-# (ChaosRunIT writes chaos-ci.md, ChaosRunLongIT chaos.md); NFR-07's table (docs/evidence/nfr-07.md) is kept by hand.
+# (ChaosRunIT writes chaos-ci.md and chaos-etcd-ci.md, ChaosRunLongIT chaos.md and chaos-etcd.md:
+# each runs once per lock backend); NFR-07's table (docs/evidence/nfr-07.md) is kept by hand.
 # The long tier is on (UC-08 takes its lock backend down for the long outage, the etcd restore
 # runs) unless --ci-tier is given. The modules the experiments need are built by the same command,
 # their own tests skipped, so nothing has to be installed first. Run it on a quiet machine.

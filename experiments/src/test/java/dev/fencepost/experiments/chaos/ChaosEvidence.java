@@ -20,9 +20,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * docs/evidence/chaos.md (long tier) or chaos-ci.md: the figures, a picture of the backlog draining
- * with the faults marked, the fault timeline as a table, and the check report. The checker's
- * per-worker timeline of a run this size is megabytes; it stays in the run directory.
+ * docs/evidence/chaos.md (long tier) or chaos-ci.md, and chaos-etcd.md or chaos-etcd-ci.md for the
+ * run on etcd ({@link ChaosRun#evidenceName}): the figures, a picture of the backlog draining with
+ * the faults marked, the fault timeline as a table, and the check report. The checker's per-worker
+ * timeline of a run this size is megabytes; it stays in the run directory.
  */
 final class ChaosEvidence {
 
@@ -30,15 +31,32 @@ final class ChaosEvidence {
 
   private ChaosEvidence() {}
 
-  static void write(String name, Class<?> test, RunResult result, ChaosFigures figures) {
+  static void write(
+      String name,
+      Class<?> test,
+      RunResult result,
+      ChaosFigures figures,
+      List<ChecksBite.Bite> bites) {
     String svgName = name + "-progress.svg";
+    boolean etcd = figures.faults().containsKey(ChaosDriver.Fault.ETCD_LEADER_KILL);
     EvidenceReport report =
-        EvidenceReport.titled("Chaos run, " + figures.tier() + " tier")
+        EvidenceReport.titled("Chaos run, " + figures.tier() + " tier, on " + figures.backend())
             .regeneratedBy(Provenance.command(test))
             .paragraph(Provenance.paragraph(test))
             .paragraph(
                 "Real processes only: looping payout workers (this module's exec jar), a lock"
-                    + " server on the PostgreSQL backend that the driver SIGKILLs and restarts on"
+                    + (etcd
+                        ? " server on the etcd backend, a "
+                            + ChaosRun.ETCD_MEMBERS
+                            + "-member etcd cluster of the run's own (Debian's etcd binary),"
+                            + " whose leader the driver SIGKILLs while the workers acquire and"
+                            + " renew (found from each member's status: its leader id is its"
+                            + " member id), restarting it on its ports and data directory after a"
+                            + " seeded 1-5 s so that it rejoins, and whose members it freezes"
+                            + " (SIGSTOP past two election timeouts, then SIGCONT); the lock server"
+                            + " itself"
+                        : " server on the PostgreSQL backend")
+                    + " that the driver SIGKILLs and restarts on"
                     + " the same port, the rail proxy with every guard on, the rail stub with "
                     + ChaosRun.ambiguityPercent()
                     + " ambiguity, and one embedded PostgreSQL (lockdb, proxydb, batchdb, paydb)"
@@ -53,11 +71,20 @@ final class ChaosEvidence {
                     + " ambiguous payout of its account. Then the history is extracted and checked."
                     + " Tests: `ChaosRunIT` (CI tier, "
                     + ChaosRun.CI.payouts()
-                    + " payouts, writes chaos-ci.md) and `ChaosRunLongIT` ("
+                    + " payouts, writes chaos-ci.md and chaos-etcd-ci.md) and `ChaosRunLongIT` ("
                     + ChaosRun.LONG.payouts()
-                    + " payouts, only with `-Dexperiments.long=true`, writes chaos.md). A seed"
-                    + " replays the fault sequence: `-Dexperiments.chaos.seed=<seed>`.")
+                    + " payouts, only with `-Dexperiments.long=true`, writes chaos.md and"
+                    + " chaos-etcd.md), each once per lock backend with the same code and"
+                    + " assertions. A seed replays the fault sequence:"
+                    + " `-Dexperiments.chaos.seed=<seed>`.")
             .paragraph("## Figures\n\n" + figures.markdown())
+            .paragraph(
+                "## Negative control\n\nThe check below would have caught a breach: each"
+                    + " mutation of this run's own recorded history (a fresh read, never written"
+                    + " back) is counted by its counter (ADR 0171). The grant mutations act on"
+                    + (etcd ? " the grants read from etcd's watch" : " lockdb's `lock_event`")
+                    + ".\n\n"
+                    + ChecksBite.markdown(bites))
             .paragraph(
                 "## Progress\n\nPayouts settled (terminal or RAIL_AMBIGUOUS) over time, from"
                     + " paydb's audit; each fault a vertical line.\n\n![Progress]("
@@ -164,6 +191,8 @@ final class ChaosEvidence {
             "SIGKILL", "#d62728",
             "RESTART", "#9467bd",
             "CRASH", "#9467bd",
+            "ETCD_LEADER_KILL", "#ff7f0e",
+            "ETCD_PAUSE", "#8c564b",
             "QUIESCE", "#2ca02c");
     for (Records.Event e : events) {
       String colour = colours.get(e.kind());
@@ -214,7 +243,8 @@ final class ChaosEvidence {
         String.format(
             Locale.ROOT,
             "<text x=\"%d\" y=\"%d\">settled payouts (black); faults: SIGSTOP blue, SIGKILL red,"
-                + " restart or crash (lock server or PostgreSQL) purple; end of faults green</text>%n",
+                + " restart or crash (lock server or PostgreSQL) purple, etcd leader kill orange,"
+                + " etcd member frozen brown; end of faults green</text>%n",
             left,
             h - 8));
     svg.append("</svg>\n");

@@ -73,7 +73,8 @@ public final class ExperimentRun implements AutoCloseable {
   private final List<Object> extraRecords = new ArrayList<>();
   private boolean faultsSet;
 
-  private ExperimentRun(String scenario, String title, Guards guards, LockBackend backend) {
+  private ExperimentRun(
+      String scenario, String title, Guards guards, LockBackend backend, boolean sharedLockServer) {
     if (!scenario.matches("[a-z0-9-]+")) {
       throw new IllegalArgumentException("scenario must match [a-z0-9-]+: " + scenario);
     }
@@ -85,7 +86,9 @@ public final class ExperimentRun implements AutoCloseable {
     this.dir = Settings.runsDir().resolve(scenario);
     deleteRecursively(dir);
     Settings.ensureDir(dir);
-    stack.lockServer(backend);
+    if (sharedLockServer) {
+      stack.lockServer(backend);
+    }
     stack.proxy(guards);
     this.paydb = LocalPlatform.createPaydb(stack.postgres(), "exp_paydb");
     this.payments = new PaymentResource(paydb.dataSource(), new SimpleMeterRegistry());
@@ -95,12 +98,24 @@ public final class ExperimentRun implements AutoCloseable {
 
   /** A run on the PostgreSQL lock backend. */
   public static ExperimentRun start(String scenario, String title, Guards guards) {
-    return new ExperimentRun(scenario, title, guards, LockBackend.POSTGRES);
+    return new ExperimentRun(scenario, title, guards, LockBackend.POSTGRES, true);
   }
 
   public static ExperimentRun start(
       String scenario, String title, Guards guards, LockBackend backend) {
-    return new ExperimentRun(scenario, title, guards, backend);
+    return new ExperimentRun(scenario, title, guards, backend, true);
+  }
+
+  /**
+   * A run whose workers all use a lock server the scenario owns on {@code backend} (passed with
+   * {@link WorkerSpec#lockServer}), so the shared stack's lock server of that backend is not
+   * started for it. On {@link LockBackend#ETCD} the scenario's etcd is its own too, and its grants
+   * come in through {@link #addRecords} ({@link EtcdGrants}); on PostgreSQL {@link #finish()}
+   * extracts them from the shared lockdb as usual.
+   */
+  public static ExperimentRun startOnOwnLockServer(
+      String scenario, String title, Guards guards, LockBackend backend) {
+    return new ExperimentRun(scenario, title, guards, backend, false);
   }
 
   public String scenario() {

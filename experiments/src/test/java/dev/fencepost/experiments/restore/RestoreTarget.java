@@ -1,5 +1,6 @@
 package dev.fencepost.experiments.restore;
 
+import dev.fencepost.experiments.harness.EtcdGrants;
 import dev.fencepost.experiments.harness.ExperimentRun;
 import dev.fencepost.experiments.harness.LockServers;
 import dev.fencepost.history.Extractors;
@@ -11,11 +12,7 @@ import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.launcher.process.JavaProcess;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchEvent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -25,15 +22,9 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import org.awaitility.Awaitility;
 
 /**
  * A lock backend this scenario owns, with a cold backup and a restore done the way an operator
@@ -212,7 +203,6 @@ interface RestoreTarget extends AutoCloseable {
    * (ADR 0016).
    */
   final class Etcd implements RestoreTarget {
-    static final String PREFIX = "/fencepost/";
     private final EtcdCluster cluster = EtcdCluster.single();
     private final Path backupDir;
 
@@ -257,97 +247,10 @@ interface RestoreTarget extends AutoCloseable {
       member().restart();
     }
 
-    /**
-     * etcd's lock history (docs/history-checker.md, item 4): a watch of the whole key prefix from
-     * revision 1 (compaction is off in tests) until it reaches the revision the store had when the
-     * watch began; a put of {@code <prefix>locks/<key>} is an ACQUIRED grant with the put's
-     * revision as token, a delete is a RELEASED of the token it deleted. Every revision of this
-     * private etcd is a write under the prefix, so reaching the head revision means the whole
-     * history was read.
-     */
+    /** etcd's lock history, read by a watch of the whole prefix ({@link EtcdGrants}). */
     @Override
     public List<Records.Grant> history() {
-      try (Client client = client()) {
-        ByteSequence all = ByteSequence.from(PREFIX, StandardCharsets.UTF_8);
-        long head =
-            client
-                .getKVClient()
-                .get(all, GetOption.builder().isPrefix(true).withCountOnly(true).build())
-                .get()
-                .getHeader()
-                .getRevision();
-        ConcurrentLinkedQueue<Records.Grant> out = new ConcurrentLinkedQueue<>();
-        AtomicLong seen = new AtomicLong(1);
-        AtomicReference<Throwable> failed = new AtomicReference<>();
-        String locks = PREFIX + "locks/";
-        WatchOption option =
-            WatchOption.builder().withRevision(1).isPrefix(true).withPrevKV(true).build();
-        try (Watch.Watcher ignored =
-            client
-                .getWatchClient()
-                .watch(
-                    all,
-                    option,
-                    Watch.listener(
-                        response -> {
-                          for (WatchEvent event : response.getEvents()) {
-                            grant(event, locks).ifPresent(out::add);
-                            seen.accumulateAndGet(event.getKeyValue().getModRevision(), Math::max);
-                          }
-                        },
-                        failed::set))) {
-          Awaitility.await("etcd history read up to revision " + head)
-              .atMost(Duration.ofMinutes(1))
-              .pollInterval(Duration.ofMillis(50))
-              .until(
-                  () -> {
-                    if (failed.get() != null) {
-                      throw new IllegalStateException("etcd watch failed", failed.get());
-                    }
-                    return seen.get() >= head;
-                  });
-        }
-        return out.stream().sorted(Comparator.comparing(Records.Grant::seq)).toList();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
-      } catch (ExecutionException e) {
-        throw new IllegalStateException("etcd read failed", e);
-      }
-    }
-
-    private static java.util.Optional<Records.Grant> grant(WatchEvent event, String locks) {
-      KeyValue kv = event.getKeyValue();
-      String key = kv.getKey().toString(StandardCharsets.UTF_8);
-      if (!key.startsWith(locks)) {
-        return java.util.Optional.empty();
-      }
-      String lockKey = key.substring(locks.length());
-      long revision = kv.getModRevision();
-      if (event.getEventType() == WatchEvent.EventType.PUT) {
-        return java.util.Optional.of(
-            new Records.Grant(
-                "etcd",
-                lockKey,
-                revision,
-                "ACQUIRED",
-                Long.toHexString(kv.getLease()),
-                revision,
-                null));
-      }
-      if (event.getEventType() == WatchEvent.EventType.DELETE) {
-        KeyValue prev = event.getPrevKV();
-        return java.util.Optional.of(
-            new Records.Grant(
-                "etcd",
-                lockKey,
-                prev == null ? null : prev.getModRevision(),
-                "RELEASED",
-                prev == null ? null : Long.toHexString(prev.getLease()),
-                revision,
-                null));
-      }
-      return java.util.Optional.empty();
+      return EtcdGrants.read(cluster.endpoints());
     }
 
     /** The revision the store is at (right after a restore: the backup's last revision). */
