@@ -238,14 +238,28 @@ public final class PostgresLockBackend implements LockBackend {
         // docs/lock-server.md).
         return Attempt.granted(held.toGrant(key, sessionId));
       }
-      int takenOver =
-          jdbc.sql("DELETE FROM lock_session WHERE id = :holder AND expires_at <= now()")
+      // The expired holder's session goes, and with it (ON DELETE CASCADE) every key it held, not
+      // only this one: each of those grants ends here, so each gets its EXPIRED event and its
+      // waiters are woken. One statement, so the entries read are the ones the cascade deletes.
+      List<String> expired =
+          jdbc.sql(
+                  """
+                  WITH dead AS (
+                    DELETE FROM lock_session WHERE id = :holder AND expires_at <= now()
+                    RETURNING id
+                  )
+                  INSERT INTO lock_event (lock_key, token, session_id, kind)
+                  SELECT e.lock_key, e.token, e.session_id, 'EXPIRED'
+                    FROM lock_entry e JOIN dead d ON d.id = e.session_id
+                  RETURNING lock_key
+                  """)
               .param("holder", held.sessionId())
-              .update();
-      if (takenOver == 0) {
+              .query(String.class)
+              .list();
+      if (expired.isEmpty()) {
         return Attempt.held(held.expiresInMillis());
       }
-      recordEvent(key, held.token(), held.sessionId(), "EXPIRED");
+      expired.stream().filter(other -> !other.equals(key.value())).forEach(this::notifyFreed);
     }
     // Claim the key first, with a placeholder token, and draw the token only once the key is ours.
     // Drawing it in the INSERT itself is wrong: a conflicting insert evaluates nextval before it
