@@ -1,6 +1,8 @@
 package dev.fencepost.lockserver.backend.etcd;
 
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
 import io.etcd.jetcd.Constants;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -9,9 +11,13 @@ import io.grpc.ClientInterceptor;
 import io.grpc.ForwardingClientCall.SimpleForwardingClientCall;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 
 /** Builds the jetcd client the etcd backend needs. */
 final class EtcdClients {
@@ -35,12 +41,76 @@ final class EtcdClients {
    * </ul>
    */
   static Client create(List<String> endpoints, Duration callTimeout) {
+    return builder(endpoints, callTimeout).build();
+  }
+
+  /**
+   * {@link #create(List, Duration)} with the transport and identity {@code properties} configure
+   * (ADR 0158), all through jetcd's own builder:
+   *
+   * <ul>
+   *   <li>{@code https://} endpoints: TLS (gRPC's Netty SSL context) trusting only {@code
+   *       tls.ca-file}, presenting the client certificate when one is configured, verifying each
+   *       endpoint's host (or {@code tls.authority}) against etcd's certificate;
+   *   <li>a user: jetcd authenticates with the password, attaches etcd's token to every call and
+   *       fetches a new one when etcd says it expired ({@link EtcdCalls} retries that call).
+   * </ul>
+   *
+   * Fails at once, naming the property, when a configured file is not a readable file; a missing
+   * CA, a lone certificate or a user without a password never got this far ({@link
+   * EtcdBackendProperties}).
+   */
+  static Client create(EtcdBackendProperties properties) {
+    ClientBuilder builder = builder(properties.endpoints(), properties.callTimeout());
+    EtcdBackendProperties.Tls tls = properties.tls();
+    if (properties.usesTls()) {
+      Path ca = readable("tls.ca-file", tls.caFile());
+      Path certificate =
+          tls.hasClientCertificate()
+              ? readable("tls.certificate-file", tls.certificateFile())
+              : null;
+      Path key = tls.hasClientCertificate() ? readable("tls.key-file", tls.keyFile()) : null;
+      try {
+        builder.sslContext(
+            ssl -> {
+              ssl.trustManager(ca.toFile());
+              if (certificate != null) {
+                ssl.keyManager(certificate.toFile(), key.toFile());
+              }
+            });
+      } catch (SSLException | IllegalArgumentException e) {
+        throw new IllegalStateException(
+            "fencepost.lock.etcd.tls.*: could not load the CA, certificate or key ("
+                + e.getMessage()
+                + ")",
+            e);
+      }
+      if (tls.authority() != null) {
+        builder.authority(tls.authority());
+      }
+    }
+    if (properties.user() != null) {
+      builder
+          .user(ByteSequence.from(properties.user(), StandardCharsets.UTF_8))
+          .password(ByteSequence.from(properties.password(), StandardCharsets.UTF_8));
+    }
+    return builder.build();
+  }
+
+  private static ClientBuilder builder(List<String> endpoints, Duration callTimeout) {
     return Client.builder()
         .endpoints(endpoints.toArray(String[]::new))
         .connectTimeout(callTimeout)
         .retryMaxAttempts(0)
-        .interceptor(failFast(callTimeout))
-        .build();
+        .interceptor(failFast(callTimeout));
+  }
+
+  private static Path readable(String property, Path file) {
+    if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+      throw new IllegalStateException(
+          "fencepost.lock.etcd." + property + "=" + file + " is not a readable file");
+    }
+    return file;
   }
 
   private static ClientInterceptor failFast(Duration callTimeout) {
