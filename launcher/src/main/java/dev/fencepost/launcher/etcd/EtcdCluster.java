@@ -68,10 +68,11 @@ import javax.net.ssl.SSLException;
  * client and peer ports and requires a client certificate from that CA on both ({@code
  * --client-cert-auth}, {@code --peer-client-cert-auth}); client URLs become {@code https://}. With
  * authentication the cluster creates {@code root} and the lock server's user, whose role may read
- * and write only the given key prefix, then enables etcd's authentication. The launcher itself
- * administers the cluster as {@code root} through a client certificate whose subject is {@code
- * CN=root} (etcd takes a verified certificate's common name as the user of a request that carries
- * no token); the lock server's certificate names no etcd user, so it authenticates by password.
+ * and write only the given key prefix, then enables etcd's authentication; the launcher itself
+ * administers the cluster as {@code root}, by a random password only it knows. Every client
+ * presents the same client certificate, whose subject names no etcd user: etcd would take a
+ * verified certificate's common name as the user of a request that carries no token, so this one
+ * opens the connection but reaches no key. Identity is the password user alone.
  *
  * <p>Every process dies with the JVM that started it (shutdown hook plus a watchdog); {@link
  * #close()} kills the members and deletes their directories.
@@ -95,14 +96,14 @@ public final class EtcdCluster implements AutoCloseable {
   private final Duration electionTimeout;
   private final Duration startTimeout;
   private final String clusterToken = "fencepost-test-" + UUID.randomUUID();
-  private final Client statusClient;
+  private volatile Client statusClient;
   private final LocalTls tls;
   private final LocalTls.IssuedCertificate memberCertificate;
-  private final LocalTls.IssuedCertificate rootCertificate;
   private final LocalTls.IssuedCertificate clientCertificate;
   private final String lockServerKeyPrefix;
   private final Duration authTokenTtl;
   private EtcdCredentials lockServerCredentials;
+  private volatile String rootPassword;
   private boolean closed;
 
   private EtcdCluster(Builder builder) {
@@ -120,12 +121,10 @@ public final class EtcdCluster implements AutoCloseable {
     if (builder.tls) {
       this.tls = LocalTls.generate(root.resolve("tls"));
       this.memberCertificate = tls.issuePeerCertificate("etcd-member", "etcd-member");
-      this.rootCertificate = tls.issueClientCertificate("etcd-root", ROOT);
       this.clientCertificate = tls.issueClientCertificate("etcd-client", CLIENT_CERTIFICATE_NAME);
     } else {
       this.tls = null;
       this.memberCertificate = null;
-      this.rootCertificate = null;
       this.clientCertificate = null;
     }
     int[] ports = freePorts(2 * builder.members);
@@ -143,17 +142,20 @@ public final class EtcdCluster implements AutoCloseable {
     }
     // Status calls must never hang on a dead or frozen member: no wait-for-ready, and a gRPC
     // deadline on every call.
-    this.statusClient =
-        adminBuilder()
-            .waitForReady(false)
-            .connectTimeout(STATUS_TIMEOUT)
-            .interceptor(deadline(STATUS_TIMEOUT))
-            .build();
+    this.statusClient = newStatusClient();
+  }
+
+  private Client newStatusClient() {
+    return adminBuilder()
+        .waitForReady(false)
+        .connectTimeout(STATUS_TIMEOUT)
+        .interceptor(deadline(STATUS_TIMEOUT))
+        .build();
   }
 
   /**
-   * A client builder over every member that administers the cluster: plain, or as {@code root}
-   * through the root client certificate in secured mode.
+   * A client builder over every member that administers the cluster: plain; in secured mode over
+   * TLS with the cluster's client certificate, and as {@code root} once authentication is on.
    */
   private ClientBuilder adminBuilder() {
     ClientBuilder builder =
@@ -163,15 +165,17 @@ public final class EtcdCluster implements AutoCloseable {
       return builder;
     }
     try {
-      return builder.sslContext(
+      builder.sslContext(
           ssl ->
               ssl.trustManager(tls.caFile().toFile())
                   .keyManager(
-                      rootCertificate.certificateFile().toFile(),
-                      rootCertificate.privateKeyFile().toFile()));
+                      clientCertificate.certificateFile().toFile(),
+                      clientCertificate.privateKeyFile().toFile()));
     } catch (SSLException e) {
-      throw new IllegalStateException("could not load the cluster's root client certificate", e);
+      throw new IllegalStateException("could not load the cluster's client certificate", e);
     }
+    String password = rootPassword;
+    return password == null ? builder : builder.user(bytes(ROOT)).password(bytes(password));
   }
 
   public static Builder builder() {
@@ -396,19 +400,25 @@ public final class EtcdCluster implements AutoCloseable {
   }
 
   /**
-   * Creates {@code root} (a random password nobody keeps: the launcher is root by certificate) and
-   * the lock server's user with a role limited to its key prefix, then enables authentication.
+   * Creates {@code root} (a random password only this object knows) and the lock server's user with
+   * a role limited to its key prefix, then enables authentication; from then on the cluster's own
+   * clients authenticate as root.
    */
   private void enableAuthentication() {
+    String password = randomPassword();
     try (Client admin = adminBuilder().build()) {
       Auth auth = admin.getAuthClient();
-      await(auth.userAdd(bytes(ROOT), bytes(randomPassword())), "add user root");
+      await(auth.userAdd(bytes(ROOT), bytes(password)), "add user root");
       await(auth.roleAdd(bytes(ROOT)), "add role root");
       await(auth.userGrantRole(bytes(ROOT), bytes(ROOT)), "grant root the root role");
       EtcdCredentials lockServer = createUser(auth, LOCK_SERVER_USER, List.of(lockServerKeyPrefix));
       await(auth.authEnable(), "enable authentication");
       this.lockServerCredentials = lockServer;
     }
+    this.rootPassword = password;
+    Client unauthenticated = statusClient;
+    statusClient = newStatusClient();
+    unauthenticated.close();
   }
 
   private EtcdCredentials createUser(Auth auth, String user, List<String> prefixes) {

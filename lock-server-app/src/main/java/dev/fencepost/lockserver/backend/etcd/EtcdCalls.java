@@ -5,6 +5,7 @@ import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.support.Errors;
 import io.grpc.Status;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -149,11 +150,28 @@ final class EtcdCalls {
     if (isLeaseNotFound(cause)) {
       return new LeaseNotFound(cause);
     }
-    if (cause instanceof EtcdException etcd) {
-      // jetcd's ErrorCode mirrors the gRPC codes name for name.
-      return new Failure(Status.Code.valueOf(etcd.getErrorCode().name()), cause);
+    Status.Code code =
+        cause instanceof EtcdException etcd
+            // jetcd's ErrorCode mirrors the gRPC codes name for name.
+            ? Status.Code.valueOf(etcd.getErrorCode().name())
+            : Status.fromThrowable(cause).getCode();
+    if (code == Status.Code.UNAUTHENTICATED) {
+      // jetcd reports a token it could not fetch as UNAUTHENTICATED, whatever stopped the fetch:
+      // an unreachable or leaderless etcd is transient, not a refusal.
+      code = tokenFetchFailure(cause).orElse(code);
     }
-    return new Failure(Status.fromThrowable(cause).getCode(), cause);
+    return new Failure(code, cause);
+  }
+
+  private static Optional<Status.Code> tokenFetchFailure(Throwable error) {
+    Throwable t = error.getCause();
+    for (int depth = 0; t != null && depth < 10; depth++, t = t.getCause()) {
+      Status.Code code = Status.fromThrowable(t).getCode();
+      if (code != Status.Code.UNAUTHENTICATED && TRANSIENT.contains(code)) {
+        return Optional.of(code);
+      }
+    }
+    return Optional.empty();
   }
 
   /** etcd's own words for a lease that expired or was revoked (gRPC NOT_FOUND). */

@@ -25,6 +25,12 @@ final class EtcdClients {
   /** The one long-lived stream the backend opens; it ends when its waiting acquire does. */
   private static final String WATCH_METHOD = "etcdserverpb.Watch/Watch";
 
+  /**
+   * The call jetcd makes for a token. etcd checks the password with bcrypt, which can take longer
+   * than a call timeout on a busy machine: it gets the operation timeout instead.
+   */
+  private static final String AUTHENTICATE_METHOD = "etcdserverpb.Auth/Authenticate";
+
   private EtcdClients() {}
 
   /**
@@ -36,12 +42,13 @@ final class EtcdClients {
    *       retried;
    *   <li>every call asks etcd to refuse it at once while the member it reached has no leader
    *       (etcd's {@code hasleader} metadata) rather than wait out the election;
+   *   <li>the token request alone (with a user configured) may take up to {@code authTimeout};
    *   <li>jetcd's own retries are off: the backend retries only what is safe to repeat, within its
    *       operation timeout ({@link EtcdCalls}).
    * </ul>
    */
   static Client create(List<String> endpoints, Duration callTimeout) {
-    return builder(endpoints, callTimeout).build();
+    return builder(endpoints, callTimeout, callTimeout).build();
   }
 
   /**
@@ -61,7 +68,8 @@ final class EtcdClients {
    * EtcdBackendProperties}).
    */
   static Client create(EtcdBackendProperties properties) {
-    ClientBuilder builder = builder(properties.endpoints(), properties.callTimeout());
+    ClientBuilder builder =
+        builder(properties.endpoints(), properties.callTimeout(), properties.operationTimeout());
     EtcdBackendProperties.Tls tls = properties.tls();
     if (properties.usesTls()) {
       Path ca = readable("tls.ca-file", tls.caFile());
@@ -97,12 +105,13 @@ final class EtcdClients {
     return builder.build();
   }
 
-  private static ClientBuilder builder(List<String> endpoints, Duration callTimeout) {
+  private static ClientBuilder builder(
+      List<String> endpoints, Duration callTimeout, Duration authTimeout) {
     return Client.builder()
         .endpoints(endpoints.toArray(String[]::new))
         .connectTimeout(callTimeout)
         .retryMaxAttempts(0)
-        .interceptor(failFast(callTimeout));
+        .interceptor(failFast(callTimeout, authTimeout));
   }
 
   private static Path readable(String property, Path file) {
@@ -113,8 +122,9 @@ final class EtcdClients {
     return file;
   }
 
-  private static ClientInterceptor failFast(Duration callTimeout) {
-    long millis = callTimeout.toMillis();
+  private static ClientInterceptor failFast(Duration callTimeout, Duration authTimeout) {
+    long callMillis = callTimeout.toMillis();
+    long authMillis = authTimeout.toMillis();
     return new ClientInterceptor() {
       @Override
       public <Q, R> ClientCall<Q, R> interceptCall(
@@ -122,7 +132,11 @@ final class EtcdClients {
         CallOptions bounded =
             WATCH_METHOD.equals(method.getFullMethodName()) || options.getDeadline() != null
                 ? options
-                : options.withDeadlineAfter(millis, TimeUnit.MILLISECONDS);
+                : options.withDeadlineAfter(
+                    AUTHENTICATE_METHOD.equals(method.getFullMethodName())
+                        ? authMillis
+                        : callMillis,
+                    TimeUnit.MILLISECONDS);
         return new SimpleForwardingClientCall<>(next.newCall(method, bounded)) {
           @Override
           public void start(Listener<R> listener, Metadata headers) {
