@@ -256,6 +256,21 @@ public final class EtcdCluster implements AutoCloseable {
   }
 
   /**
+   * Sets {@code credentials}' user's password again, to the same value: etcd forgets every token it
+   * issued to that user, as a password rotation does, so the user's clients must fetch a new one.
+   */
+  public void invalidateTokens(EtcdCredentials credentials) {
+    lockServerCredentials();
+    try (Client admin = adminBuilder().build()) {
+      await(
+          admin
+              .getAuthClient()
+              .userChangePassword(bytes(credentials.user()), bytes(credentials.password())),
+          "set the password of " + credentials.user() + " again");
+    }
+  }
+
+  /**
    * A new client that administers the cluster (as {@code root} in secured mode); the caller closes
    * it. For tests that inspect or prepare what the lock server's user may not touch.
    */

@@ -46,7 +46,7 @@ class EtcdTlsAndAuthenticationTest {
   @RegisterExtension CapturedEvents events = new CapturedEvents();
 
   private static EtcdLockBackend backend(Client client) {
-    return new EtcdLockBackend(client, PREFIX, EtcdFailover.OPERATION_TIMEOUT, Clock.systemUTC());
+    return new EtcdLockBackend(client, PREFIX, EtcdSecured.OPERATION_TIMEOUT, Clock.systemUTC());
   }
 
   private static LockKey freshKey() {
@@ -245,18 +245,19 @@ class EtcdTlsAndAuthenticationTest {
   }
 
   @Test
-  void aChangeToEtcdsUsersCostsTheBackendNoErrorItsNextCallsUseAFreshToken() {
+  void aTokenEtcdForgotCostsTheBackendNoErrorItsNextCallFetchesAFreshOne() {
+    EtcdCredentials credentials = etcd.lockServerCredentials();
     try (Client client =
-        EtcdClients.create(
-            EtcdSecured.properties(etcd.cluster(), PREFIX, etcd.lockServerCredentials()))) {
+        EtcdClients.create(EtcdSecured.properties(etcd.cluster(), PREFIX, credentials))) {
       EtcdLockBackend backend = backend(client);
       SessionId session = backend.createSession("worker-1", LONG_TTL).sessionId();
       LockKey key = freshKey();
 
-      // Any change to users or roles makes every token issued before it stale.
-      etcd.cluster().addUser("bump-" + UUID.randomUUID());
+      // As after a password rotation or an idle token's expiry: etcd no longer knows the token.
+      etcd.cluster().invalidateTokens(credentials);
       LockGrant grant = backend.acquire(key, session, Duration.ZERO);
-      etcd.cluster().addUser("bump-" + UUID.randomUUID());
+      etcd.cluster().invalidateTokens(credentials);
+      // Release is a call made once (never repeated blindly); a refused token applied nothing.
       backend.release(key, session, grant.token());
 
       assertThat(backend.inspect(key).held()).isFalse();
