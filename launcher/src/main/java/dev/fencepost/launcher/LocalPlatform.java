@@ -1,6 +1,7 @@
 package dev.fencepost.launcher;
 
 import dev.fencepost.launcher.etcd.EtcdCluster;
+import dev.fencepost.launcher.etcd.EtcdCredentials;
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.launcher.process.JavaProcess;
@@ -51,6 +52,9 @@ public final class LocalPlatform implements AutoCloseable {
     POSTGRES,
     ETCD
   }
+
+  /** The lock server's etcd key prefix, the only keys its etcd role may touch. */
+  static final String ETCD_KEY_PREFIX = "/fencepost/";
 
   private final Path workDir;
   private final EmbeddedPostgresServer postgres;
@@ -111,13 +115,20 @@ public final class LocalPlatform implements AutoCloseable {
       this.batchdb = createBatchdb(postgres, "batchdb");
       b.onReady.accept("databases");
       List<String> backendArgs;
+      Map<String, String> backendEnvironment = Map.of();
       if (b.backend == LockBackend.ETCD) {
-        startedEtcd = EtcdCluster.builder().members(1).start();
+        // Secured like every other hop (ADR 0158): TLS with client certificates, and the lock
+        // server as an etcd user limited to its key prefix; the password only in its environment.
+        startedEtcd = EtcdCluster.builder().members(1).authentication(ETCD_KEY_PREFIX).start();
         b.onReady.accept("etcd");
-        backendArgs =
-            List.of(
-                "--fencepost.lock.backend=etcd",
-                "--fencepost.lock.etcd.endpoints=" + startedEtcd.endpoints());
+        EtcdCredentials credentials = startedEtcd.lockServerCredentials();
+        List<String> etcdArgs = new ArrayList<>();
+        etcdArgs.add("--fencepost.lock.backend=etcd");
+        etcdArgs.add("--fencepost.lock.etcd.endpoints=" + startedEtcd.endpoints());
+        etcdArgs.add("--fencepost.lock.etcd.key-prefix=" + ETCD_KEY_PREFIX);
+        etcdArgs.addAll(credentials.lockServerArgs());
+        backendArgs = etcdArgs;
+        backendEnvironment = credentials.lockServerEnvironment();
       } else {
         backendArgs = postgresArgs(lockdb);
       }
@@ -141,6 +152,7 @@ public final class LocalPlatform implements AutoCloseable {
                   identity.serviceEnvironment())
               .jvmArgs(b.jfrArgs("lock-server"))
               .environment(storeEnvironment())
+              .environment(backendEnvironment)
               .httpPort(b.lockPort)
               .args(backendArgs)
               .arg(grantKeys.lockServerArg())

@@ -247,6 +247,108 @@ public final class LocalTls implements JavaProcess.TlsSettings {
     return server;
   }
 
+  /**
+   * A certificate signed by this run's CA and its key, written as {@code <name>.pem} (certificate
+   * then CA) and {@code <name>-key.pem} (PKCS#8, owner-only) into this run's directory.
+   *
+   * @param certificate the certificate issued
+   * @param certificateFile the certificate followed by the CA's
+   * @param privateKeyFile its private key
+   */
+  public record IssuedCertificate(
+      X509Certificate certificate, Path certificateFile, Path privateKeyFile) {}
+
+  /**
+   * A client certificate (extended key usage clientAuth only, no subject alternative names) for
+   * mutual TLS, for example to an etcd started with {@code --client-cert-auth}. The subject is
+   * {@code CN=<commonName>}; a server that maps certificates to users (etcd does, when a request
+   * carries no token) sees that name.
+   */
+  public IssuedCertificate issueClientCertificate(String name, String commonName) {
+    return issue(name, commonName, false);
+  }
+
+  /**
+   * A certificate for both ends of a mutual-TLS link between peers (extended key usages serverAuth
+   * and clientAuth, for {@code 127.0.0.1} and {@code localhost}), for example an etcd member's:
+   * etcd presents the same certificate on its client and peer ports and as a client to its peers.
+   */
+  public IssuedCertificate issuePeerCertificate(String name, String commonName) {
+    return issue(name, commonName, true);
+  }
+
+  private IssuedCertificate issue(String name, String commonName, boolean peer) {
+    if (!name.matches("[A-Za-z0-9._-]+") || name.equals("server") || name.equals("ca")) {
+      throw new IllegalArgumentException("not a file name of its own: " + name);
+    }
+    try {
+      KeyPair keys = newKeyPair();
+      X509Certificate cert = certificate(keys, caKeys, ca, commonName, peer);
+      Path key = dir.resolve(name + "-key.pem");
+      Path certificate = dir.resolve(name + ".pem");
+      writeAtomically(key, pemPrivateKey(keys), true);
+      writeAtomically(certificate, pem(cert) + pem(ca), false);
+      log.atInfo()
+          .addKeyValue("event", "tls.certificate.issued")
+          .addKeyValue("file", certificate.toAbsolutePath().toString())
+          .addKeyValue("subject", cert.getSubjectX500Principal().getName())
+          .addKeyValue("serial", cert.getSerialNumber().toString(16))
+          .addKeyValue("usage", peer ? "serverAuth,clientAuth" : "clientAuth")
+          .log("issued a certificate from this run's local CA");
+      return new IssuedCertificate(cert, certificate, key);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static X509Certificate certificate(
+      KeyPair keys, KeyPair caKeys, X509Certificate ca, String commonName, boolean peer) {
+    try {
+      Instant now = Instant.now();
+      JcaX509ExtensionUtils extensions = new JcaX509ExtensionUtils();
+      X509v3CertificateBuilder builder =
+          new JcaX509v3CertificateBuilder(
+                  ca,
+                  serial(),
+                  Date.from(now.minus(Duration.ofHours(1))),
+                  Date.from(now.plus(VALIDITY)),
+                  new X500Name("CN=" + commonName),
+                  keys.getPublic())
+              .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
+              .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature))
+              .addExtension(
+                  Extension.extendedKeyUsage,
+                  false,
+                  peer
+                      ? new ExtendedKeyUsage(
+                          new KeyPurposeId[] {
+                            KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth
+                          })
+                      : new ExtendedKeyUsage(KeyPurposeId.id_kp_clientAuth))
+              .addExtension(
+                  Extension.subjectKeyIdentifier,
+                  false,
+                  extensions.createSubjectKeyIdentifier(keys.getPublic()))
+              .addExtension(
+                  Extension.authorityKeyIdentifier,
+                  false,
+                  extensions.createAuthorityKeyIdentifier(ca));
+      if (peer) {
+        builder.addExtension(
+            Extension.subjectAlternativeName,
+            false,
+            new GeneralNames(
+                new GeneralName[] {
+                  new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+                  new GeneralName(GeneralName.dNSName, "localhost")
+                }));
+      }
+      return sign(builder, caKeys);
+    } catch (GeneralSecurityException | IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   private static X509Certificate issueServerCertificate(
       Path dir, KeyPair caKeys, X509Certificate ca) throws IOException {
     KeyPair keys = newKeyPair();

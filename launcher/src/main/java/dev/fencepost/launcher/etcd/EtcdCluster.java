@@ -1,7 +1,13 @@
 package dev.fencepost.launcher.etcd;
 
+import dev.fencepost.launcher.LocalTls;
+import io.etcd.jetcd.Auth;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import io.etcd.jetcd.auth.Permission;
 import io.etcd.jetcd.maintenance.StatusResponse;
+import io.etcd.jetcd.options.OptionsUtil;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -14,8 +20,10 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -26,6 +34,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
+import javax.net.ssl.SSLException;
 
 /**
  * A real etcd cluster of one or more members, each a process of Debian's {@code etcd} binary on
@@ -54,12 +63,32 @@ import java.util.stream.Collectors;
  *       rejoining does not depose a healthy leader. Production runs it too.
  * </ul>
  *
- * Every process dies with the JVM that started it (shutdown hook plus a watchdog); {@link #close()}
- * kills the members and deletes their directories.
+ * <p>Secured mode ({@link Builder#tls()}, {@link Builder#authentication(String)}; ADR 0158): the
+ * cluster gets a CA of its own ({@link LocalTls}, in its directory), every member serves TLS on its
+ * client and peer ports and requires a client certificate from that CA on both ({@code
+ * --client-cert-auth}, {@code --peer-client-cert-auth}); client URLs become {@code https://}. With
+ * authentication the cluster creates {@code root} and the lock server's user, whose role may read
+ * and write only the given key prefix, then enables etcd's authentication; the launcher itself
+ * administers the cluster as {@code root}, by a random password only it knows. Every client
+ * presents the same client certificate, whose subject names no etcd user: etcd would take a
+ * verified certificate's common name as the user of a request that carries no token, so this one
+ * opens the connection but reaches no key. Identity is the password user alone.
+ *
+ * <p>Every process dies with the JVM that started it (shutdown hook plus a watchdog); {@link
+ * #close()} kills the members and deletes their directories.
  */
 public final class EtcdCluster implements AutoCloseable {
 
   private static final Duration STATUS_TIMEOUT = Duration.ofMillis(750);
+
+  /** The lock server's etcd user, and the name of its role. */
+  public static final String LOCK_SERVER_USER = "fencepost-lock-server";
+
+  /** The subject of the client certificate every non-root client of a secured cluster presents. */
+  public static final String CLIENT_CERTIFICATE_NAME = "fencepost-etcd-client";
+
+  private static final String ROOT = "root";
+  private static final SecureRandom RANDOM = new SecureRandom();
 
   private final Path root;
   private final List<EtcdMember> members = new ArrayList<>();
@@ -67,7 +96,14 @@ public final class EtcdCluster implements AutoCloseable {
   private final Duration electionTimeout;
   private final Duration startTimeout;
   private final String clusterToken = "fencepost-test-" + UUID.randomUUID();
-  private final Client statusClient;
+  private volatile Client statusClient;
+  private final LocalTls tls;
+  private final LocalTls.IssuedCertificate memberCertificate;
+  private final LocalTls.IssuedCertificate clientCertificate;
+  private final String lockServerKeyPrefix;
+  private final Duration authTokenTtl;
+  private EtcdCredentials lockServerCredentials;
+  private volatile String rootPassword;
   private boolean closed;
 
   private EtcdCluster(Builder builder) {
@@ -80,6 +116,17 @@ public final class EtcdCluster implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    this.lockServerKeyPrefix = builder.lockServerKeyPrefix;
+    this.authTokenTtl = builder.authTokenTtl;
+    if (builder.tls) {
+      this.tls = LocalTls.generate(root.resolve("tls"));
+      this.memberCertificate = tls.issuePeerCertificate("etcd-member", "etcd-member");
+      this.clientCertificate = tls.issueClientCertificate("etcd-client", CLIENT_CERTIFICATE_NAME);
+    } else {
+      this.tls = null;
+      this.memberCertificate = null;
+      this.clientCertificate = null;
+    }
     int[] ports = freePorts(2 * builder.members);
     for (int i = 0; i < builder.members; i++) {
       String name = "m" + i;
@@ -90,17 +137,45 @@ public final class EtcdCluster implements AutoCloseable {
               ports[2 * i],
               ports[2 * i + 1],
               root.resolve(name + ".etcd"),
-              root.resolve(name + ".log")));
+              root.resolve(name + ".log"),
+              builder.tls));
     }
     // Status calls must never hang on a dead or frozen member: no wait-for-ready, and a gRPC
     // deadline on every call.
-    this.statusClient =
+    this.statusClient = newStatusClient();
+  }
+
+  private Client newStatusClient() {
+    return adminBuilder()
+        .waitForReady(false)
+        .connectTimeout(STATUS_TIMEOUT)
+        .interceptor(deadline(STATUS_TIMEOUT))
+        .build();
+  }
+
+  /**
+   * A client builder over every member that administers the cluster: plain; in secured mode over
+   * TLS with the cluster's client certificate, and as {@code root} once authentication is on.
+   */
+  private ClientBuilder adminBuilder() {
+    ClientBuilder builder =
         Client.builder()
-            .endpoints(members.stream().map(EtcdMember::clientUrl).toArray(String[]::new))
-            .waitForReady(false)
-            .connectTimeout(STATUS_TIMEOUT)
-            .interceptor(deadline(STATUS_TIMEOUT))
-            .build();
+            .endpoints(members.stream().map(EtcdMember::clientUrl).toArray(String[]::new));
+    if (tls == null) {
+      return builder;
+    }
+    try {
+      builder.sslContext(
+          ssl ->
+              ssl.trustManager(tls.caFile().toFile())
+                  .keyManager(
+                      clientCertificate.certificateFile().toFile(),
+                      clientCertificate.privateKeyFile().toFile()));
+    } catch (SSLException e) {
+      throw new IllegalStateException("could not load the cluster's client certificate", e);
+    }
+    String password = rootPassword;
+    return password == null ? builder : builder.user(bytes(ROOT)).password(bytes(password));
   }
 
   public static Builder builder() {
@@ -126,6 +201,81 @@ public final class EtcdCluster implements AutoCloseable {
    */
   public String endpoints() {
     return members.stream().map(EtcdMember::clientUrl).collect(Collectors.joining(","));
+  }
+
+  /** True when the members serve TLS and require client certificates. */
+  public boolean isTls() {
+    return tls != null;
+  }
+
+  /** True when etcd's authentication is enabled (and the lock server's user exists). */
+  public boolean isAuthenticationEnabled() {
+    return lockServerCredentials != null;
+  }
+
+  /** The CA that signed the members' certificates; a client trusts it to reach a TLS cluster. */
+  public Path caFile() {
+    return requireTls().caFile();
+  }
+
+  /** The client certificate (subject {@value #CLIENT_CERTIFICATE_NAME}, no etcd user). */
+  public LocalTls.IssuedCertificate clientCertificate() {
+    requireTls();
+    return clientCertificate;
+  }
+
+  /**
+   * The run's local TLS of this cluster, to issue further certificates from its CA (for example one
+   * whose subject is an etcd user).
+   */
+  public LocalTls localTls() {
+    return requireTls();
+  }
+
+  /**
+   * The lock server's credentials: CA, client certificate, user {@value #LOCK_SERVER_USER} with
+   * read and write on the key prefix given to {@link Builder#authentication(String)} only.
+   */
+  public EtcdCredentials lockServerCredentials() {
+    if (lockServerCredentials == null) {
+      throw new IllegalStateException("this cluster runs without authentication");
+    }
+    return lockServerCredentials;
+  }
+
+  /**
+   * Creates a user with a fresh random password and a role of the same name that may read and write
+   * exactly the given key prefixes (none: a user who may touch no key), and returns its credentials
+   * (the cluster's client certificate). Needs authentication.
+   */
+  public EtcdCredentials addUser(String user, String... readWritePrefixes) {
+    lockServerCredentials();
+    try (Client admin = adminBuilder().build()) {
+      return createUser(admin.getAuthClient(), user, List.of(readWritePrefixes));
+    }
+  }
+
+  /**
+   * Sets {@code credentials}' user's password again, to the same value: etcd forgets every token it
+   * issued to that user, as a password rotation does, so the user's clients must fetch a new one.
+   */
+  public void invalidateTokens(EtcdCredentials credentials) {
+    lockServerCredentials();
+    try (Client admin = adminBuilder().build()) {
+      await(
+          admin
+              .getAuthClient()
+              .userChangePassword(bytes(credentials.user()), bytes(credentials.password())),
+          "set the password of " + credentials.user() + " again");
+    }
+  }
+
+  /**
+   * A new client that administers the cluster (as {@code root} in secured mode); the caller closes
+   * it. For tests that inspect or prepare what the lock server's user may not touch.
+   */
+  public Client adminClient() {
+    return adminBuilder().build();
   }
 
   /** The election timeout every member runs with. */
@@ -254,6 +404,9 @@ public final class EtcdCluster implements AutoCloseable {
         awaitServing(member, startTimeout);
       }
       awaitLeader(startTimeout);
+      if (lockServerKeyPrefix != null) {
+        enableAuthentication();
+      }
     } catch (RuntimeException e) {
       close();
       throw e;
@@ -261,9 +414,102 @@ public final class EtcdCluster implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Creates {@code root} (a random password only this object knows) and the lock server's user with
+   * a role limited to its key prefix, then enables authentication; from then on the cluster's own
+   * clients authenticate as root.
+   */
+  private void enableAuthentication() {
+    String password = randomPassword();
+    try (Client admin = adminBuilder().build()) {
+      Auth auth = admin.getAuthClient();
+      await(auth.userAdd(bytes(ROOT), bytes(password)), "add user root");
+      await(auth.roleAdd(bytes(ROOT)), "add role root");
+      await(auth.userGrantRole(bytes(ROOT), bytes(ROOT)), "grant root the root role");
+      EtcdCredentials lockServer = createUser(auth, LOCK_SERVER_USER, List.of(lockServerKeyPrefix));
+      await(auth.authEnable(), "enable authentication");
+      this.lockServerCredentials = lockServer;
+    }
+    this.rootPassword = password;
+    Client unauthenticated = statusClient;
+    statusClient = newStatusClient();
+    unauthenticated.close();
+  }
+
+  private EtcdCredentials createUser(Auth auth, String user, List<String> prefixes) {
+    String password = randomPassword();
+    await(auth.userAdd(bytes(user), bytes(password)), "add user " + user);
+    await(auth.roleAdd(bytes(user)), "add role " + user);
+    for (String prefix : prefixes) {
+      ByteSequence key = bytes(prefix);
+      await(
+          auth.roleGrantPermission(
+              bytes(user), key, OptionsUtil.prefixEndOf(key), Permission.Type.READWRITE),
+          "grant " + user + " read and write on " + prefix);
+    }
+    await(auth.userGrantRole(bytes(user), bytes(user)), "grant " + user + " its role");
+    return new EtcdCredentials(
+        tls.caFile(),
+        clientCertificate.certificateFile(),
+        clientCertificate.privateKeyFile(),
+        user,
+        password);
+  }
+
+  private <T> T await(java.util.concurrent.CompletableFuture<T> call, String what) {
+    try {
+      return call.get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("etcd: could not " + what + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while etcd should " + what, e);
+    }
+  }
+
+  private LocalTls requireTls() {
+    if (tls == null) {
+      throw new IllegalStateException("this cluster runs without TLS");
+    }
+    return tls;
+  }
+
+  private static ByteSequence bytes(String value) {
+    return ByteSequence.from(value, StandardCharsets.UTF_8);
+  }
+
+  private static String randomPassword() {
+    byte[] secret = new byte[24];
+    RANDOM.nextBytes(secret);
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
+  }
+
   private List<String> clusterFlags() {
     String initialCluster =
         members.stream().map(m -> m.name() + "=" + m.peerUrl()).collect(Collectors.joining(","));
+    List<String> flags = new ArrayList<>(baseFlags(initialCluster));
+    if (tls != null) {
+      String cert = memberCertificate.certificateFile().toAbsolutePath().toString();
+      String key = memberCertificate.privateKeyFile().toAbsolutePath().toString();
+      String ca = tls.caFile().toAbsolutePath().toString();
+      flags.addAll(
+          List.of(
+              "--cert-file=" + cert,
+              "--key-file=" + key,
+              "--trusted-ca-file=" + ca,
+              "--client-cert-auth=true",
+              "--peer-cert-file=" + cert,
+              "--peer-key-file=" + key,
+              "--peer-trusted-ca-file=" + ca,
+              "--peer-client-cert-auth=true"));
+    }
+    if (authTokenTtl != null) {
+      flags.add("--auth-token-ttl=" + Math.max(1, authTokenTtl.toSeconds()));
+    }
+    return flags;
+  }
+
+  private List<String> baseFlags(String initialCluster) {
     return List.of(
         "--initial-cluster=" + initialCluster,
         "--initial-cluster-state=new",
@@ -348,8 +594,43 @@ public final class EtcdCluster implements AutoCloseable {
     private Duration heartbeatInterval = Duration.ofMillis(100);
     private Duration electionTimeout = Duration.ofMillis(1000);
     private Duration startTimeout = Duration.ofSeconds(30);
+    private boolean tls;
+    private String lockServerKeyPrefix;
+    private Duration authTokenTtl;
 
     private Builder() {}
+
+    /**
+     * TLS on the client and peer ports with a CA of the cluster's own, client certificates required
+     * on both ({@code --client-cert-auth}); client URLs become {@code https://}.
+     */
+    public Builder tls() {
+      this.tls = true;
+      return this;
+    }
+
+    /**
+     * TLS ({@link #tls()}) and etcd's authentication: the lock server's user {@value
+     * EtcdCluster#LOCK_SERVER_USER} may read and write under {@code lockServerKeyPrefix} only (see
+     * {@link EtcdCluster#lockServerCredentials()}).
+     */
+    public Builder authentication(String lockServerKeyPrefix) {
+      if (lockServerKeyPrefix == null || lockServerKeyPrefix.isEmpty()) {
+        throw new IllegalArgumentException("the lock server's key prefix must not be empty");
+      }
+      this.tls = true;
+      this.lockServerKeyPrefix = lockServerKeyPrefix;
+      return this;
+    }
+
+    /**
+     * etcd's {@code --auth-token-ttl} (whole seconds; etcd's default 300 s): how long an idle
+     * simple token lives, for tests of a client re-authenticating.
+     */
+    public Builder authTokenTtl(Duration authTokenTtl) {
+      this.authTokenTtl = authTokenTtl;
+      return this;
+    }
 
     /** How many members: 1, or 3 for failover tests. */
     public Builder members(int members) {

@@ -27,6 +27,7 @@ public final class EtcdMember {
   private final int peerPort;
   private final Path dataDirectory;
   private final Path logFile;
+  private final String scheme;
   private Process process;
   private Process watchdog;
   private boolean paused;
@@ -38,8 +39,10 @@ public final class EtcdMember {
       int clientPort,
       int peerPort,
       Path dataDirectory,
-      Path logFile) {
+      Path logFile,
+      boolean tls) {
     this.cluster = cluster;
+    this.scheme = tls ? "https" : "http";
     this.name = name;
     this.clientPort = clientPort;
     this.peerPort = peerPort;
@@ -52,14 +55,16 @@ public final class EtcdMember {
     return name;
   }
 
-  /** The client URL, {@code http://127.0.0.1:<port>}. */
+  /**
+   * The client URL, {@code http://127.0.0.1:<port>}, or {@code https://} when the cluster runs TLS.
+   */
   public String clientUrl() {
-    return "http://127.0.0.1:" + clientPort;
+    return scheme + "://127.0.0.1:" + clientPort;
   }
 
-  /** The peer URL other members replicate through. */
+  /** The peer URL other members replicate through ({@code https://} when the cluster runs TLS). */
   public String peerUrl() {
-    return "http://127.0.0.1:" + peerPort;
+    return scheme + "://127.0.0.1:" + peerPort;
   }
 
   public int clientPort() {

@@ -20,7 +20,7 @@ public class EtcdBackendConfiguration {
   /** The jetcd client; closed with the application context, which ends its channels and watches. */
   @Bean(destroyMethod = "close")
   Client fencepostEtcdClient(EtcdBackendProperties properties) {
-    return EtcdClients.create(properties.endpoints(), properties.callTimeout());
+    return EtcdClients.create(properties);
   }
 
   /**

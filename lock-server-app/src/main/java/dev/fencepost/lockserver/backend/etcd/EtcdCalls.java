@@ -2,8 +2,10 @@ package dev.fencepost.lockserver.backend.etcd;
 
 import dev.fencepost.lockserver.backend.BackendUnavailableException;
 import io.etcd.jetcd.common.exception.EtcdException;
+import io.etcd.jetcd.support.Errors;
 import io.grpc.Status;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -25,6 +27,14 @@ import org.slf4j.LoggerFactory;
  * <p>Why two: a request that reached a follower just as the leader died is never answered (its
  * proposal went to the dead leader), so it can only end by its deadline. A short per-RPC deadline
  * ends it soon after the election, and the retry lands on the new leader within the same operation.
+ *
+ * <p>With etcd's authentication on (ADR 0158), two refusals mean only that the call's token is
+ * stale: etcd forgot it ({@code invalid auth token}, before the request is proposed) or the auth
+ * store changed since it was issued ({@code revision of auth store is old}, refused when applied,
+ * on every member alike). Neither applied anything, and jetcd fetches a new token on seeing them,
+ * so both are retried, even by {@link #once}. A permission refusal (the role lacks the key) or a
+ * failed authentication is not retried: it becomes {@link BackendUnavailableException} at once,
+ * logged as {@code lock.etcd.access_denied}.
  *
  * <p>Threads: the caller's request thread blocks here, never a jetcd or gRPC event-loop thread; no
  * continuation is chained onto jetcd's futures.
@@ -75,12 +85,11 @@ final class EtcdCalls {
         if (!failure.isTransient() || left <= backoff) {
           throw unavailable(operation, attempt, failure);
         }
-        log.atDebug()
-            .addKeyValue("event", "lock.etcd.retry")
-            .addKeyValue("operation", operation)
-            .addKeyValue("attempt", attempt)
-            .addKeyValue("code", failure.code().name())
-            .log("retrying etcd call after a transient failure");
+        logRetry(operation, attempt, failure);
+        if (failure.isStaleToken()) {
+          // jetcd already fetched a new token; an immediate retry uses it.
+          continue;
+        }
         // Back off briefly so an election in progress is not hammered; bounded by the deadline.
         LockSupport.parkNanos(backoff);
         backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
@@ -95,11 +104,29 @@ final class EtcdCalls {
    * @throws LeaseNotFound if etcd says the lease named in the call does not exist
    */
   <T> T once(String operation, Supplier<CompletableFuture<T>> call) {
-    try {
-      return await(call.get(), deadline());
-    } catch (Failure failure) {
-      throw unavailable(operation, 1, failure);
+    long deadline = deadline();
+    int attempt = 0;
+    while (true) {
+      attempt++;
+      try {
+        return await(call.get(), deadline);
+      } catch (Failure failure) {
+        // A stale token applied nothing: the same call with jetcd's new token is not a repeat.
+        if (!failure.isStaleToken() || deadline - System.nanoTime() <= FIRST_BACKOFF_NANOS) {
+          throw unavailable(operation, attempt, failure);
+        }
+        logRetry(operation, attempt, failure);
+      }
     }
+  }
+
+  private static void logRetry(String operation, int attempt, Failure failure) {
+    log.atDebug()
+        .addKeyValue("event", "lock.etcd.retry")
+        .addKeyValue("operation", operation)
+        .addKeyValue("attempt", attempt)
+        .addKeyValue("code", failure.code().name())
+        .log("retrying etcd call after a transient failure");
   }
 
   private <T> T await(CompletableFuture<T> future, long deadline) {
@@ -123,11 +150,28 @@ final class EtcdCalls {
     if (isLeaseNotFound(cause)) {
       return new LeaseNotFound(cause);
     }
-    if (cause instanceof EtcdException etcd) {
-      // jetcd's ErrorCode mirrors the gRPC codes name for name.
-      return new Failure(Status.Code.valueOf(etcd.getErrorCode().name()), cause);
+    Status.Code code =
+        cause instanceof EtcdException etcd
+            // jetcd's ErrorCode mirrors the gRPC codes name for name.
+            ? Status.Code.valueOf(etcd.getErrorCode().name())
+            : Status.fromThrowable(cause).getCode();
+    if (code == Status.Code.UNAUTHENTICATED) {
+      // jetcd reports a token it could not fetch as UNAUTHENTICATED, whatever stopped the fetch:
+      // an unreachable or leaderless etcd is transient, not a refusal.
+      code = tokenFetchFailure(cause).orElse(code);
     }
-    return new Failure(Status.fromThrowable(cause).getCode(), cause);
+    return new Failure(code, cause);
+  }
+
+  private static Optional<Status.Code> tokenFetchFailure(Throwable error) {
+    Throwable t = error.getCause();
+    for (int depth = 0; t != null && depth < 10; depth++, t = t.getCause()) {
+      Status.Code code = Status.fromThrowable(t).getCode();
+      if (code != Status.Code.UNAUTHENTICATED && TRANSIENT.contains(code)) {
+        return Optional.of(code);
+      }
+    }
+    return Optional.empty();
   }
 
   /** etcd's own words for a lease that expired or was revoked (gRPC NOT_FOUND). */
@@ -145,6 +189,16 @@ final class EtcdCalls {
   }
 
   private BackendUnavailableException unavailable(String operation, int attempts, Failure failure) {
+    if (failure.isAccessDenied()) {
+      log.atWarn()
+          .addKeyValue("event", "lock.etcd.access_denied")
+          .addKeyValue("operation", operation)
+          .addKeyValue("code", failure.code().name())
+          .addKeyValue("detail", String.valueOf(failure.getCause().getMessage()))
+          .log("etcd refused " + operation + ": check the lock server's etcd user and role");
+      return new BackendUnavailableException(
+          "etcd refused " + operation + " (" + failure.code() + ")", failure.getCause());
+    }
     log.atWarn()
         .addKeyValue("event", "lock.etcd.unavailable")
         .addKeyValue("operation", operation)
@@ -170,7 +224,29 @@ final class EtcdCalls {
     }
 
     boolean isTransient() {
-      return TRANSIENT.contains(code);
+      return TRANSIENT.contains(code) || isStaleToken();
+    }
+
+    /** etcd refused the call's token as expired or issued before the auth store last changed. */
+    boolean isStaleToken() {
+      for (Throwable t = getCause(); t != null; t = t.getCause()) {
+        String message = t.getMessage();
+        if (message != null
+            && (message.contains(Errors.INVALID_AUTH_TOKEN_ERROR_MESSAGE)
+                || message.contains(Errors.ERROR_AUTH_STORE_OLD))) {
+          return true;
+        }
+        if (t.getCause() == t) {
+          break;
+        }
+      }
+      return false;
+    }
+
+    /** The role lacks the key, or the user could not authenticate: a configuration error. */
+    boolean isAccessDenied() {
+      return !isStaleToken()
+          && (code == Status.Code.PERMISSION_DENIED || code == Status.Code.UNAUTHENTICATED);
     }
   }
 
