@@ -1,6 +1,7 @@
 package dev.fencepost.db.durability;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fencepost.db.pool.PostgresPools;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -21,14 +22,11 @@ public final class DurableCommitsAutoConfiguration {
 
   private static final Logger log = LoggerFactory.getLogger(DurableCommitsAutoConfiguration.class);
 
-  // Static, and reading the setting only when a pool appears: a post-processor is created before
-  // ordinary beans, and binding the setting that early would skip post-processing of its own.
+  // Static, so that it exists before the pools; it reads the settings only when a pool appears.
   @Bean
   static BeanPostProcessor durableCommitsPostProcessor(ObjectProvider<DurableCommits> durability) {
-    return new BeanPostProcessor() {
-      @Override
-      public Object postProcessBeforeInitialization(Object bean, String beanName) {
-        if (bean instanceof HikariDataSource pool && isPostgres(pool)) {
+    return PostgresPools.customizing(
+        (pool, beanName) -> {
           DurableCommits settings = durability.getObject();
           if (settings.isAllowAsynchronousCommit()) {
             log.atWarn()
@@ -39,16 +37,6 @@ public final class DurableCommitsAutoConfiguration {
                         + ".allow-asynchronous-commit): a database crash may lose commits");
           }
           settings.applyTo(pool);
-        }
-        return bean;
-      }
-    };
-  }
-
-  private static boolean isPostgres(HikariDataSource pool) {
-    String url = pool.getJdbcUrl();
-    String dataSourceClass = pool.getDataSourceClassName();
-    return (url != null && url.startsWith("jdbc:postgresql:"))
-        || (dataSourceClass != null && dataSourceClass.startsWith("org.postgresql."));
+        });
   }
 }

@@ -1,6 +1,7 @@
 package dev.fencepost.db.timeouts;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fencepost.db.pool.PostgresPools;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -20,26 +21,13 @@ import org.springframework.context.annotation.Bean;
 @EnableConfigurationProperties(DatabaseTimeouts.class)
 public final class DatabaseTimeoutsAutoConfiguration {
 
-  // Static, and reading the settings only when a pool appears: a post-processor is created before
-  // ordinary beans, and binding the settings that early would skip post-processing of their own.
+  // Static, so that it exists before the pools; it reads the settings only when a pool appears.
   @Bean
   static BeanPostProcessor databaseTimeoutsPostProcessor(
       ObjectProvider<DatabaseTimeouts> timeouts) {
-    return new BeanPostProcessor() {
-      @Override
-      public Object postProcessBeforeInitialization(Object bean, String beanName) {
-        if (bean instanceof HikariDataSource pool && isPostgres(pool)) {
+    return PostgresPools.customizing(
+        (pool, beanName) -> {
           timeouts.getObject().applyTo(pool);
-        }
-        return bean;
-      }
-    };
-  }
-
-  private static boolean isPostgres(HikariDataSource pool) {
-    String url = pool.getJdbcUrl();
-    String dataSourceClass = pool.getDataSourceClassName();
-    return (url != null && url.startsWith("jdbc:postgresql:"))
-        || (dataSourceClass != null && dataSourceClass.startsWith("org.postgresql."));
+        });
   }
 }

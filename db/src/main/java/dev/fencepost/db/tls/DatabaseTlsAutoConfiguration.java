@@ -1,6 +1,7 @@
 package dev.fencepost.db.tls;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fencepost.db.pool.PostgresPools;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -23,14 +24,11 @@ public final class DatabaseTlsAutoConfiguration {
 
   private static final Logger log = LoggerFactory.getLogger(DatabaseTlsAutoConfiguration.class);
 
-  // Static, and reading the settings only when a pool appears: a post-processor is created before
-  // ordinary beans, and binding the settings that early would skip post-processing of their own.
+  // Static, so that it exists before the pools; it reads the settings only when a pool appears.
   @Bean
   static BeanPostProcessor databaseTlsPostProcessor(ObjectProvider<DatabaseTls> tls) {
-    return new BeanPostProcessor() {
-      @Override
-      public Object postProcessBeforeInitialization(Object bean, String beanName) {
-        if (bean instanceof HikariDataSource pool && isPostgres(pool)) {
+    return PostgresPools.customizing(
+        (pool, beanName) -> {
           DatabaseTls settings = tls.getObject();
           settings.applyTo(pool);
           var event = settings.getMode() == DatabaseTls.Mode.DISABLE ? log.atWarn() : log.atInfo();
@@ -41,16 +39,6 @@ public final class DatabaseTlsAutoConfiguration {
               .addKeyValue("rootCert", settings.getRootCert() == null ? "" : settings.getRootCert())
               .addKeyValue("clientCertificate", settings.getClientCert() != null)
               .log("PostgreSQL pool connects with sslmode={}", settings.getMode().sslmode());
-        }
-        return bean;
-      }
-    };
-  }
-
-  private static boolean isPostgres(HikariDataSource pool) {
-    String url = pool.getJdbcUrl();
-    String dataSourceClass = pool.getDataSourceClassName();
-    return (url != null && url.startsWith("jdbc:postgresql:"))
-        || (dataSourceClass != null && dataSourceClass.startsWith("org.postgresql."));
+        });
   }
 }
