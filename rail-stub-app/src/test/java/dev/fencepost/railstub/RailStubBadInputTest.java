@@ -59,7 +59,9 @@ import org.springframework.test.context.DynamicPropertySource;
  *   <li>A method no rule declares on a path: 403 {@code FORBIDDEN} before routing (ADR 0145).
  *   <li>The management port, as an operator: an endpoint no rule declares is 403 {@code FORBIDDEN},
  *       a malformed metrics tag is 400 {@code INVALID_REQUEST}, a method an endpoint does not serve
- *       is 405 {@code METHOD_NOT_ALLOWED}.
+ *       is 405 {@code METHOD_NOT_ALLOWED}, an unknown metric, tag or health group is 404 {@code
+ *       NOT_FOUND} (the actuator's bare 404 given a body by web-support's {@code
+ *       EmptyErrorBodyFilter}), and a path Tomcat refuses (an encoded NUL) is 400 problem+json too.
  * </ul>
  */
 @SpringBootTest(
@@ -209,6 +211,22 @@ class RailStubBadInputTest {
         call -> refusedWithoutChange(() -> management.send(call.get(0), call.get(1), call.get(2))));
   }
 
+  /** The actuator answers these with a bare status; they were empty-bodied 404s and HTML 400s. */
+  @Test
+  void anUnknownMetricOrHealthGroupOrARefusedPathOnTheManagementPortIsProblemJson() {
+    for (String path :
+        List.of(
+            "/actuator/metrics/no.such.metric",
+            "/actuator/health/nosuchgroup",
+            "/actuator/metrics/jvm.memory.used?tag=nosuch:x",
+            "/actuator/metrics/a%00b")) {
+      HttpResponse<String> response = TestHttp.unchecked(() -> management.get(path));
+      assertThat(dev.fencepost.testsupport.http.Refusals.assertRefused(response))
+          .as(path)
+          .isIn("NOT_FOUND", "INVALID_REQUEST");
+    }
+  }
+
   // --- generators -------------------------------------------------------------------------
 
   static String badPayment(Random r) {
@@ -341,13 +359,16 @@ class RailStubBadInputTest {
   }
 
   static List<String> badManagementCall(Random r) {
-    return switch (r.nextInt(3)) {
+    return switch (r.nextInt(5)) {
       case 0 -> Arrays.asList("GET", "/actuator/" + string(r, "abcxyz", 1, 20), null);
-      case 1 ->
+      case 1 -> Arrays.asList("GET", "/actuator/metrics/" + string(r, "abcxyz.", 1, 30), null);
+      case 2 ->
           Arrays.asList(
               "GET",
-              "/actuator/metrics/jvm.memory.used?tag=" + encode(pick(r, "area", "nosuch", "value")),
+              "/actuator/metrics/jvm.memory.used?tag="
+                  + encode(pick(r, "area", "nosuch", "value", "nosuchtag:x")),
               null);
+      case 3 -> Arrays.asList("GET", "/actuator/health/" + string(r, "abcxyz", 1, 20), null);
       default ->
           Arrays.asList(
               pick(r, "POST", "DELETE", "PUT"),
