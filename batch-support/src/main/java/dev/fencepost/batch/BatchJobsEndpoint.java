@@ -1,5 +1,6 @@
 package dev.fencepost.batch;
 
+import dev.fencepost.web.EndpointProblems;
 import dev.fencepost.web.FreeText;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.http.HttpStatus;
 
 /**
  * {@code /actuator/batchjobs/{jobName}}: launch a job by hand and see what recent executions did
@@ -36,10 +38,17 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  *       parameters travel as one string of string-typed pairs): starts a new instance
  *       asynchronously (every launch gets a fresh {@code launch.id}, see {@link
  *       UniqueLaunchIncrementer}) and answers 202 with the execution; 404 for an unknown job.
- *   <li>{@code GET /actuator/batchjobs/{jobName}?limit=N} (default 20, at most 200): the newest
+ *   <li>{@code GET /actuator/batchjobs/{jobName}?limit=N} (default 20, 1 to 200): the newest
  *       executions first, with status, start/end, exit code and description, and the summed step
  *       counts.
  * </ul>
+ *
+ * <p>Every refusal is {@code application/problem+json} with a stable {@code code} ({@link
+ * EndpointProblems}): 404 {@code JOB_NOT_FOUND}; 400 {@code INVALID_PARAMETERS} for parameters that
+ * are not {@code key=value} pairs, hold a control character, are longer than batchdb stores, or
+ * that the job's validator refuses, all before anything is written; 400 {@code INVALID_REQUEST} for
+ * a limit that is not an integer in 1..200; 409 {@code LAUNCH_FAILED} when the launch itself
+ * failed.
  */
 @Endpoint(id = "batchjobs")
 public class BatchJobsEndpoint {
@@ -47,6 +56,14 @@ public class BatchJobsEndpoint {
   private static final Logger log = LoggerFactory.getLogger(BatchJobsEndpoint.class);
   static final int DEFAULT_LIMIT = 20;
   static final int MAX_LIMIT = 200;
+
+  /** batchdb's {@code JOB_NAME} and {@code PARAMETER_NAME} columns. */
+  static final int MAX_JOB_NAME = 100;
+
+  static final int MAX_PARAMETER_NAME = 100;
+
+  /** batchdb's {@code PARAMETER_VALUE} column. */
+  static final int MAX_PARAMETER_VALUE = 2500;
 
   private final Map<String, Job> jobs;
   private final JobRepository repository;
@@ -74,28 +91,37 @@ public class BatchJobsEndpoint {
     }
     if (FreeText.hasControlCharacter(parameters)) {
       // jobdb cannot store NUL; a refusal here is a 400, not a failed launch (ADR 0166).
-      return new WebEndpointResponse<>(
-          Map.of(
-              "code", "INVALID_PARAMETERS",
-              "detail", "parameters must not contain control characters"),
-          400);
+      return invalidParameters(jobName, "parameters must not contain control characters");
     }
     JobParametersBuilder builder = new JobParametersBuilder();
     if (parameters != null && !parameters.isBlank()) {
-      for (String pair : parameters.split(",")) {
+      // -1: an empty pair (a lone or a trailing comma) is refused, not dropped.
+      for (String pair : parameters.split(",", -1)) {
         int eq = pair.indexOf('=');
-        if (eq <= 0) {
-          return new WebEndpointResponse<>(
-              Map.of(
-                  "code", "INVALID_PARAMETERS",
-                  "detail", "parameters are key=value pairs separated by commas"),
-              400);
+        String name = eq < 0 ? "" : pair.substring(0, eq).trim();
+        if (name.isEmpty()) {
+          return invalidParameters(
+              jobName, "parameters are key=value pairs separated by commas, each with a key");
         }
-        builder.addString(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+        String value = pair.substring(eq + 1).trim();
+        // batchdb's columns: a longer name or value failed the launch half-way (a 409 after a
+        // job instance was written); refused here before anything is.
+        if (name.length() > MAX_PARAMETER_NAME || value.length() > MAX_PARAMETER_VALUE) {
+          return invalidParameters(
+              jobName,
+              "a parameter's name has at most "
+                  + MAX_PARAMETER_NAME
+                  + " characters and its value at most "
+                  + MAX_PARAMETER_VALUE);
+        }
+        builder.addString(name, value);
       }
     }
     JobParameters launchParameters = LaunchParameters.unique(builder.toJobParameters());
     try {
+      // Validated here first: Batch validates after it has written the job instance, so a
+      // refused launch left an orphan batch_job_instance row behind.
+      job.getJobParametersValidator().validate(launchParameters);
       JobExecution execution = asyncOperator.start(job, launchParameters);
       log.atInfo()
           .addKeyValue("event", "batch.job.launched")
@@ -106,30 +132,40 @@ public class BatchJobsEndpoint {
       return new WebEndpointResponse<>(ExecutionSummary.of(execution), 202);
     } catch (InvalidJobParametersException e) {
       // The job's own validator refused the parameters before any execution was created.
-      log.atInfo()
-          .addKeyValue("event", "batch.job.launch_refused")
-          .addKeyValue("jobName", jobName)
-          .log("launch of {} refused: {}", jobName, e.getMessage());
-      return new WebEndpointResponse<>(
-          Map.of("code", "INVALID_PARAMETERS", "jobName", jobName, "detail", e.getMessage()), 400);
+      return invalidParameters(jobName, e.getMessage());
     } catch (Exception e) {
       log.atWarn()
           .addKeyValue("event", "batch.job.launch_failed")
           .addKeyValue("jobName", jobName)
           .addKeyValue("reason", e.getClass().getSimpleName())
           .log("could not launch {}: {}", jobName, e.getMessage());
-      return new WebEndpointResponse<>(
-          Map.of("code", "LAUNCH_FAILED", "jobName", jobName, "detail", String.valueOf(e)), 409);
+      return EndpointProblems.of(
+          HttpStatus.CONFLICT, "LAUNCH_FAILED", String.valueOf(e), Map.of("jobName", jobName));
     }
   }
 
   /** Recent executions of {@code jobName}, newest first. */
   @ReadOperation
-  public WebEndpointResponse<Object> executions(@Selector String jobName, @Nullable Integer limit) {
-    if (!jobs.containsKey(jobName) && repository.getJobInstances(jobName, 0, 1).isEmpty()) {
+  public WebEndpointResponse<Object> executions(@Selector String jobName, @Nullable String limit) {
+    // A name batchdb cannot hold names no job: not looked up (NUL cannot even be sent to it).
+    boolean storable = jobName.length() <= MAX_JOB_NAME && !FreeText.hasControlCharacter(jobName);
+    if (!jobs.containsKey(jobName)
+        && (!storable || repository.getJobInstances(jobName, 0, 1).isEmpty())) {
       return notFound(jobName);
     }
-    int max = limit == null ? DEFAULT_LIMIT : Math.max(1, Math.min(MAX_LIMIT, limit));
+    Integer max = limit(limit);
+    if (max == null) {
+      log.atInfo()
+          .addKeyValue("event", "batch.jobs.refused")
+          .addKeyValue("code", "INVALID_REQUEST")
+          .addKeyValue("field", "limit")
+          .log("listing refused: limit out of range");
+      return EndpointProblems.of(
+          HttpStatus.BAD_REQUEST,
+          "INVALID_REQUEST",
+          "limit must be an integer in 1.." + MAX_LIMIT,
+          Map.of("field", "limit"));
+    }
     List<ExecutionSummary> result = new ArrayList<>();
     for (JobInstance instance : repository.getJobInstances(jobName, 0, max)) {
       for (JobExecution execution : repository.getJobExecutions(instance)) {
@@ -142,8 +178,40 @@ public class BatchJobsEndpoint {
         200);
   }
 
+  /** The limit asked for, the default when none; null when it is not an integer in range. */
+  private static Integer limit(String text) {
+    if (text == null) {
+      return DEFAULT_LIMIT;
+    }
+    try {
+      int limit = Integer.parseInt(text);
+      return limit >= 1 && limit <= MAX_LIMIT ? limit : null;
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
   private static WebEndpointResponse<Object> notFound(String jobName) {
-    return new WebEndpointResponse<>(Map.of("code", "JOB_NOT_FOUND", "jobName", jobName), 404);
+    log.atInfo()
+        .addKeyValue("event", "batch.jobs.refused")
+        .addKeyValue("code", "JOB_NOT_FOUND")
+        .addKeyValue("jobName", FreeText.printable(jobName))
+        .log("no such job");
+    return EndpointProblems.of(
+        HttpStatus.NOT_FOUND,
+        "JOB_NOT_FOUND",
+        "no such job",
+        Map.of("jobName", FreeText.printable(jobName)));
+  }
+
+  /** A launch refused before anything was written: logged, and a 400 problem. */
+  private static WebEndpointResponse<Object> invalidParameters(String jobName, String detail) {
+    log.atInfo()
+        .addKeyValue("event", "batch.job.launch_refused")
+        .addKeyValue("jobName", jobName)
+        .log("launch of {} refused: {}", jobName, detail);
+    return EndpointProblems.of(
+        HttpStatus.BAD_REQUEST, "INVALID_PARAMETERS", detail, Map.of("jobName", jobName));
   }
 
   /**

@@ -7,6 +7,10 @@ import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import dev.fencepost.security.BearerTokenSource;
 import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.generate.BadBatchJobCalls;
+import dev.fencepost.testsupport.generate.Generated;
+import dev.fencepost.testsupport.http.Refusals;
+import dev.fencepost.testsupport.http.TestHttp;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,6 +26,10 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * Operations: an operator launches payoutJob by hand with {@code POST
  * /actuator/batchjobs/payoutJob} and follows it with {@code GET}, which reads the job repository.
+ * Bad input to either (generated, seeded) is a 4xx problem+json with a stable code: 400 {@code
+ * INVALID_PARAMETERS} for parameters that are not {@code key=value} pairs or that batchdb could not
+ * hold, 400 {@code INVALID_REQUEST} for a body or a limit the endpoint cannot read, 404 {@code
+ * JOB_NOT_FOUND} for any other job name; and it runs nothing.
  */
 class BatchJobsEndpointTest {
 
@@ -94,6 +102,38 @@ class BatchJobsEndpointTest {
 
     assertThat(executions()).as("no refused launch created an execution").isEqualTo(executions);
     assertThat(platform.reload(payouts.get(0)).state()).isEqualTo(PayoutState.PENDING);
+  }
+
+  /**
+   * Generated bad launches and listings (batch-support's refusals, {@link BadBatchJobCalls}), by an
+   * operator: each is a 4xx problem+json with a stable code, and neither batchdb's job rows nor
+   * paydb's payouts change, so no payout was executed.
+   */
+  @Test
+  void generatedBadLaunchesAndListingsAreRefusedAndRunNothing() {
+    platform.accountWithPayouts("ops-bad-input", 10_000, 1, 1_000);
+    String base = endpoint.substring(0, endpoint.indexOf("/actuator/"));
+    TestHttp operator =
+        new TestHttp(
+            http,
+            base,
+            Duration.ofSeconds(30),
+            request -> platform.tokens(FencepostRole.OPERATOR).currentToken());
+    Generated.forAll(
+        150,
+        r -> BadBatchJobCalls.of(r, "payoutJob", null),
+        call ->
+            Refusals.assertRefusedWithoutChange(
+                () -> executions() + "/" + payouts(),
+                () -> operator.send(call.method(), call.path(), call.body())));
+  }
+
+  private static String payouts() {
+    return JdbcClient.create(platform.services.paydb().dataSource())
+        .sql("SELECT string_agg(t::text, '|' ORDER BY t::text) FROM payout t")
+        .query(String.class)
+        .optional()
+        .orElse("");
   }
 
   private static int launch(BearerTokenSource tokens) throws Exception {

@@ -46,6 +46,11 @@ public record FaultPlan(
       if (override.getKey() == null || override.getKey().isBlank() || override.getValue() == null) {
         throw new InvalidFaultPlanException("an override needs a client reference and a mode");
       }
+      // A reference no payment can carry would never match: refused, not silently kept.
+      if (!PaymentRequest.REFERENCE.matcher(override.getKey()).matches()) {
+        throw new InvalidFaultPlanException(
+            "an override's client reference must match " + PaymentRequest.REFERENCE.pattern());
+      }
     }
     rates = Map.copyOf(copy);
     overrides = Map.copyOf(new LinkedHashMap<>(overrides));

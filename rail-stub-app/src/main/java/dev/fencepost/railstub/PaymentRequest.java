@@ -10,7 +10,9 @@ import tools.jackson.databind.JsonNode;
 public record PaymentRequest(
     String clientReference, long amountMinor, String currency, String beneficiaryRef) {
 
-  private static final Pattern REFERENCE = Pattern.compile("[A-Za-z0-9:._-]{1,128}");
+  /** What a client reference (and a rail reference) looks like. */
+  static final Pattern REFERENCE = Pattern.compile("[A-Za-z0-9:._-]{1,128}");
+
   private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
 
   public static PaymentRequest from(JsonNode body) {

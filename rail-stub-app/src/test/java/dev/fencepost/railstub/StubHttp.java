@@ -73,6 +73,11 @@ final class StubHttp {
     return http.delete(path);
   }
 
+  HttpResponse<String> send(java.net.http.HttpRequest request)
+      throws IOException, InterruptedException {
+    return http.send(request);
+  }
+
   /** Every movement the stub recorded for {@code clientReference}: the ground truth. */
   int movementsFor(String clientReference) throws IOException, InterruptedException {
     return TestHttp.json(get("/rail/admin/movements?clientReference=" + clientReference))

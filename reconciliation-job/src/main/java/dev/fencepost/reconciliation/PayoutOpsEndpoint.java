@@ -2,6 +2,7 @@ package dev.fencepost.reconciliation;
 
 import dev.fencepost.payment.Payout;
 import dev.fencepost.security.CurrentCaller;
+import dev.fencepost.web.EndpointProblems;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -11,6 +12,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.http.HttpStatus;
 import org.springframework.lang.Nullable;
 
 /**
@@ -21,7 +23,8 @@ import org.springframework.lang.Nullable;
  * given, must name that caller, else 400 INVALID_REQUEST and nothing is done (as the lock server's
  * revoke does). Answers 200 with the payout's new state, or a refusal with a stable {@code code}:
  * 400 INVALID_REQUEST, 404 PAYOUT_NOT_FOUND, 409 ILLEGAL_TRANSITION / WITHIN_SLA / ACCOUNT_BUSY /
- * STALE_TOKEN, 503 LOCK_UNAVAILABLE. Exposed only when listed in {@code
+ * STALE_TOKEN, 503 LOCK_UNAVAILABLE, each as {@code application/problem+json} ({@link
+ * EndpointProblems}). Exposed only when listed in {@code
  * management.endpoints.web.exposure.include}.
  */
 // Write operations need UNRESTRICTED access; Boot 4 defaults a custom endpoint to read-only.
@@ -37,7 +40,7 @@ public class PayoutOpsEndpoint {
   }
 
   @WriteOperation
-  public WebEndpointResponse<Map<String, Object>> act(
+  public WebEndpointResponse<Object> act(
       @Selector String payoutId,
       @Selector String action,
       @Nullable String operator,
@@ -60,10 +63,7 @@ public class PayoutOpsEndpoint {
       body.put("failureReason", payout.failureReason());
       return new WebEndpointResponse<>(body, 200);
     } catch (OperatorActionRefusedException e) {
-      Map<String, Object> body = new LinkedHashMap<>();
-      body.put("code", e.code());
-      body.put("detail", e.getMessage());
-      return new WebEndpointResponse<>(body, status(e.code()));
+      return EndpointProblems.of(status(e.code()), e.code(), e.getMessage());
     }
   }
 
@@ -88,12 +88,12 @@ public class PayoutOpsEndpoint {
     return caller;
   }
 
-  private static int status(String code) {
+  private static HttpStatus status(String code) {
     return switch (code) {
-      case "INVALID_REQUEST" -> 400;
-      case "PAYOUT_NOT_FOUND" -> 404;
-      case "LOCK_UNAVAILABLE" -> 503;
-      default -> 409;
+      case "INVALID_REQUEST" -> HttpStatus.BAD_REQUEST;
+      case "PAYOUT_NOT_FOUND" -> HttpStatus.NOT_FOUND;
+      case "LOCK_UNAVAILABLE" -> HttpStatus.SERVICE_UNAVAILABLE;
+      default -> HttpStatus.CONFLICT;
     };
   }
 }

@@ -64,11 +64,16 @@ public final class ProblemJsonAutoConfiguration {
     /** Errors Tomcat raises before routing get problem+json too (see the valve). */
     @Bean
     TomcatContextCustomizer problemJsonErrorReportValve() {
-      return context -> {
-        if (context.getParent() instanceof StandardHost host) {
-          host.setErrorReportValveClass(ProblemJsonErrorReportValve.class.getName());
-        }
-      };
+      return errorReportValve();
     }
+  }
+
+  /** Makes {@link ProblemJsonErrorReportValve} the error report valve of a context's host. */
+  static TomcatContextCustomizer errorReportValve() {
+    return context -> {
+      if (context.getParent() instanceof StandardHost host) {
+        host.setErrorReportValveClass(ProblemJsonErrorReportValve.class.getName());
+      }
+    };
   }
 }

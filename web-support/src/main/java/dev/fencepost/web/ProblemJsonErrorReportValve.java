@@ -26,18 +26,26 @@ public final class ProblemJsonErrorReportValve extends ErrorReportValve {
       response.setCharacterEncoding("UTF-8");
       Writer writer = response.getReporter();
       if (writer != null) {
-        // No request content goes into the answer, so plain concatenation is safe JSON.
-        writer.write(
-            "{\"type\":\""
-                + Problems.typeOf(code)
-                + "\",\"status\":"
-                + status
-                + ",\"detail\":\"request rejected by the HTTP server\",\"code\":\""
-                + code
-                + "\"}");
+        writer.write(body(status, code, "request rejected by the HTTP server"));
       }
     } catch (IOException | IllegalStateException e) {
       // The response is already committed or the client went away; nothing more to say.
     }
+  }
+
+  /**
+   * A minimal problem; {@code detail} is a constant of ours, never request content, so plain
+   * concatenation is safe JSON.
+   */
+  static String body(int status, String code, String detail) {
+    return "{\"type\":\""
+        + Problems.typeOf(code)
+        + "\",\"status\":"
+        + status
+        + ",\"detail\":\""
+        + detail
+        + "\",\"code\":\""
+        + code
+        + "\"}";
   }
 }

@@ -78,4 +78,96 @@ public final class Generated {
       default -> Long.MAX_VALUE - random.nextInt(1000);
     };
   }
+
+  /** The JSON texts of values that are not a positive integer of a long's range. */
+  public static final List<String> NOT_A_POSITIVE_LONG =
+      List.of(
+          "\"abc\"",
+          "\"42\"",
+          "[]",
+          "{}",
+          "true",
+          "1.5",
+          "-0.0",
+          "0",
+          "-1",
+          "1e309",
+          "99999999999999999999999",
+          "-9223372036854775809",
+          "\"\"",
+          "[1,2]",
+          "null");
+
+  /** The JSON texts of values that are not a string. */
+  public static final List<String> NOT_A_STRING =
+      List.of("[]", "{}", "true", "false", "1.5", "7", "-7", "[\"a\"]", "{\"a\":\"b\"}", "null");
+
+  /** One C0 or C1 control character (Unicode category Cc), NUL included. */
+  public static char controlCharacter(Random random) {
+    int c = random.nextInt(32 + 33);
+    return (char) (c < 32 ? c : 0x7F + (c - 32));
+  }
+
+  /** {@code prefix}, one control character, then {@code suffix}: free text that must be refused. */
+  public static String withControlCharacter(Random random, String prefix, String suffix) {
+    return prefix + controlCharacter(random) + suffix;
+  }
+
+  /** A string of {@code max + 1} to {@code max + 1 + slack} characters from {@code alphabet}. */
+  public static String overlong(Random random, String alphabet, int max, int slack) {
+    return string(random, alphabet, max + 1, max + 1 + slack);
+  }
+
+  /**
+   * Text that is not a JSON value, or is a JSON value of no object shape: arbitrary characters,
+   * JSON-like fragments, truncated objects, bare scalars and arrays.
+   */
+  public static String notAJsonObject(Random random) {
+    return oneOf(
+        random,
+        r -> {
+          String s = anyString(r, 200);
+          // Arbitrary text that happens to be an object is not what this generator promises.
+          return s.trim().startsWith("{") ? "x" + s : s;
+        },
+        r -> "[" + string(r, "{}[]\":,0123456789truefalsn ", 0, 60),
+        r ->
+            pick(
+                r,
+                "",
+                " ",
+                "null",
+                "[]",
+                "[{}]",
+                "\"x\"",
+                "42",
+                "-1",
+                "true",
+                "{",
+                "{\"a\":",
+                "{\"a\":1}{",
+                "{\"a\" 1}",
+                "{'a':1}",
+                "{\"a\":1,}",
+                "{a:1}",
+                "\uFEFF{",
+                "<xml/>",
+                "a=1&b=2"));
+  }
+
+  /** A query parameter value, URL-encoded, that is not an integer in {@code [min, max]}. */
+  public static String notAnIntegerIn(Random random, long min, long max) {
+    String raw =
+        oneOf(
+            random,
+            r -> Long.toString(outside(r, min, max)),
+            r -> "9" + string(r, "0123456789", 19, 40),
+            r -> "-9" + string(r, "0123456789", 19, 40),
+            r -> string(r, "0123456789", 1, 3) + "." + string(r, "0123456789", 1, 3),
+            r -> string(r, "abcXYZ", 1, 10),
+            r -> pick(r, "0x10", "1e3", "+-1", "--1", " 1", "1 ", "NaN", "Infinity", "true"),
+            r -> withControlCharacter(r, "1", "2"));
+    return java.net.URLEncoder.encode(raw, java.nio.charset.StandardCharsets.UTF_8)
+        .replace("+", "%20");
+  }
 }
