@@ -22,7 +22,6 @@ import org.springframework.batch.core.step.builder.StepBuilder;
 import org.springframework.batch.infrastructure.repeat.RepeatStatus;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -74,23 +73,11 @@ class BatchJobsEndpointBadInputTest {
   @BeforeAll
   static void start() {
     context =
-        new SpringApplicationBuilder(SampleJobs.class)
-            .properties("spring.config.name=" + BatchDefaults.CONFIG_NAME)
-            .run(
-                "--server.port=0",
-                "--management.server.port=0",
-                "--server.address=127.0.0.1",
-                "--spring.batch.job.enabled=false",
-                "--logging.level.root=WARN",
-                "--management.endpoints.web.exposure.include=batchjobs,health",
-                "--spring.datasource.url=" + batchdb.jdbcUrl(),
-                "--spring.datasource.username=" + batchdb.database().runtime().username(),
-                "--spring.datasource.password=" + batchdb.database().runtime().password(),
-                issuer.resourceServerArgs().get(0));
+        SampleJobsApplication.start(SampleJobs.class, batchdb, issuer, "--logging.level.root=WARN");
     String operator = issuer.token("operator-1", FencepostRole.OPERATOR);
     management =
         TestHttp.loopback(
-            Integer.parseInt(context.getEnvironment().getProperty("local.management.port")),
+            SampleJobsApplication.managementPort(context),
             Duration.ofSeconds(30),
             request -> operator);
   }

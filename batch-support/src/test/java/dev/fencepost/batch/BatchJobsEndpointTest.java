@@ -24,7 +24,6 @@ import org.springframework.batch.core.step.builder.StepBuilder;
 import org.springframework.batch.infrastructure.repeat.RepeatStatus;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -72,19 +71,7 @@ class BatchJobsEndpointTest {
 
   @BeforeAll
   static void start() {
-    context =
-        new SpringApplicationBuilder(SampleJobs.class)
-            .properties("spring.config.name=" + BatchDefaults.CONFIG_NAME)
-            .run(
-                "--server.port=0",
-                "--management.server.port=0",
-                "--server.address=127.0.0.1",
-                "--spring.batch.job.enabled=false",
-                "--management.endpoints.web.exposure.include=batchjobs,health",
-                "--spring.datasource.url=" + batchdb.jdbcUrl(),
-                "--spring.datasource.username=" + batchdb.database().runtime().username(),
-                "--spring.datasource.password=" + batchdb.database().runtime().password(),
-                issuer.resourceServerArgs().get(0));
+    context = SampleJobsApplication.start(SampleJobs.class, batchdb, issuer);
     base =
         "http://127.0.0.1:"
             + context.getEnvironment().getProperty("local.management.port")

@@ -13,7 +13,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -35,20 +34,7 @@ class ManagementPortBodyLimitTest {
   @BeforeAll
   static void start() {
     BatchJobsEndpointTest.release = new java.util.concurrent.CountDownLatch(0);
-    context =
-        new SpringApplicationBuilder(BatchJobsEndpointTest.SampleJobs.class)
-            .properties("spring.config.name=" + BatchDefaults.CONFIG_NAME)
-            .run(
-                "--server.port=0",
-                "--server.address=127.0.0.1",
-                "--management.server.port=0",
-                "--management.server.address=127.0.0.1",
-                "--spring.batch.job.enabled=false",
-                "--management.endpoints.web.exposure.include=batchjobs,health",
-                "--spring.datasource.url=" + batchdb.jdbcUrl(),
-                "--spring.datasource.username=" + batchdb.database().runtime().username(),
-                "--spring.datasource.password=" + batchdb.database().runtime().password(),
-                issuer.resourceServerArgs().get(0));
+    context = SampleJobsApplication.start(BatchJobsEndpointTest.SampleJobs.class, batchdb, issuer);
   }
 
   @AfterAll
