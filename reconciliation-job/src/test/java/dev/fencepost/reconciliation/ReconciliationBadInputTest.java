@@ -139,10 +139,22 @@ class ReconciliationBadInputTest extends ReconciliationTestBase {
               "{\"reason\":"
                   + oneOf(
                       r,
-                      // Not a scalar: the actuator reads the body as a map of strings, so true or
-                      // 5 arrive as the text "true" or "5", a known gap (ADR 0170); an array or
-                      // an object cannot be read as a string and is refused.
-                      x -> pick(x, "[]", "{}", "[\"a\"]", "{\"a\":\"b\"}", "[1,2]"),
+                      // The actuator reads the body as a map of strings: web-support's strict
+                      // JSON refuses a scalar of another type instead of turning it into text.
+                      x ->
+                          pick(
+                              x,
+                              "[]",
+                              "{}",
+                              "[\"a\"]",
+                              "{\"a\":\"b\"}",
+                              "[1,2]",
+                              "true",
+                              "false",
+                              "5",
+                              "-1",
+                              "1.5",
+                              "1e3"),
                       x -> quoted(withControlCharacter(x, "customer ", "withdrew")))
                   + "}");
       default -> {
