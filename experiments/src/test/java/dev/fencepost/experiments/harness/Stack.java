@@ -35,10 +35,10 @@ public final class Stack {
   static final Duration START_TIMEOUT = Duration.ofMinutes(3);
 
   /**
-   * The proxy's timeout towards the rail: short, so a rail timeout costs two seconds, yet long enough
-   * that a healthy stub answers within it on a loaded 2-core machine (at 1 s a busy build turned
-   * ordinary answers into timeouts, and a payout that must be POSTED became ambiguous); the stub's
-   * hang is well longer, so a hang is always a timeout.
+   * The proxy's timeout towards the rail: short, so a rail timeout costs two seconds, yet long
+   * enough that a healthy stub answers within it on a loaded 2-core machine (at 1 s a busy build
+   * turned ordinary answers into timeouts, and a payout that must be POSTED became ambiguous); the
+   * stub's hang is well longer, so a hang is always a timeout.
    */
   public static final String RAIL_TIMEOUT = "2s";
 
