@@ -3,8 +3,8 @@ package dev.fencepost.db.timeouts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fencepost.db.TestPools;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -15,13 +15,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 class DatabaseTimeoutsTest {
 
   private final ApplicationContextRunner runner =
-      new ApplicationContextRunner()
-          .withConfiguration(AutoConfigurations.of(DatabaseTimeoutsAutoConfiguration.class))
-          .withBean("somePool", HikariDataSource.class, DatabaseTimeoutsTest::postgresPool);
+      TestPools.runner(DatabaseTimeoutsTest::postgresPool, DatabaseTimeoutsAutoConfiguration.class);
 
   private static HikariDataSource postgresPool() {
-    HikariDataSource pool = new HikariDataSource();
-    pool.setJdbcUrl("jdbc:postgresql://127.0.0.1:1/none");
+    HikariDataSource pool = TestPools.postgres();
     pool.addDataSourceProperty("options", "-c search_path=app");
     return pool;
   }
@@ -90,22 +87,5 @@ class DatabaseTimeoutsTest {
                     .getFailure()
                     .rootCause()
                     .hasMessageContaining("idle-in-transaction-timeout must be positive"));
-  }
-
-  @Test
-  void aPoolOfAnotherDatabaseIsLeftAlone() {
-    new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DatabaseTimeoutsAutoConfiguration.class))
-        .withBean(
-            HikariDataSource.class,
-            () -> {
-              HikariDataSource pool = new HikariDataSource();
-              pool.setJdbcUrl("jdbc:h2:mem:other");
-              return pool;
-            })
-        .run(
-            context ->
-                assertThat(context.getBean(HikariDataSource.class).getDataSourceProperties())
-                    .doesNotContainKey("options"));
   }
 }

@@ -3,6 +3,7 @@ package dev.fencepost.db.tls;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fencepost.db.TestPools;
 import dev.fencepost.db.durability.DurableCommitsAutoConfiguration;
 import dev.fencepost.db.timeouts.DatabaseTimeoutsAutoConfiguration;
 import java.io.IOException;
@@ -24,19 +25,11 @@ class DatabaseTlsTest {
   @TempDir static Path dir;
 
   private final ApplicationContextRunner runner =
-      new ApplicationContextRunner()
-          .withConfiguration(
-              AutoConfigurations.of(
-                  DatabaseTlsAutoConfiguration.class,
-                  DatabaseTimeoutsAutoConfiguration.class,
-                  DurableCommitsAutoConfiguration.class))
-          .withBean("somePool", HikariDataSource.class, DatabaseTlsTest::postgresPool);
-
-  private static HikariDataSource postgresPool() {
-    HikariDataSource pool = new HikariDataSource();
-    pool.setJdbcUrl("jdbc:postgresql://127.0.0.1:1/none");
-    return pool;
-  }
+      TestPools.runner(
+          TestPools::postgres,
+          DatabaseTlsAutoConfiguration.class,
+          DatabaseTimeoutsAutoConfiguration.class,
+          DurableCommitsAutoConfiguration.class);
 
   private static Path file(String name) throws IOException {
     Path file = dir.resolve(name);
@@ -48,7 +41,7 @@ class DatabaseTlsTest {
 
   private static java.util.Properties properties(
       org.springframework.context.ApplicationContext context) {
-    return context.getBean(HikariDataSource.class).getDataSourceProperties();
+    return TestPools.properties(context);
   }
 
   @Test
@@ -209,16 +202,10 @@ class DatabaseTlsTest {
 
   @Test
   void aTlsSettingInTheJdbcUrlStopsTheApplicationRatherThanOverrideThese() {
-    new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DatabaseTlsAutoConfiguration.class))
-        .withBean(
-            "weakened",
-            HikariDataSource.class,
-            () -> {
-              HikariDataSource pool = new HikariDataSource();
-              pool.setJdbcUrl("jdbc:postgresql://db:5432/paydb?ApplicationName=x&sslmode=disable");
-              return pool;
-            })
+    TestPools.runner(
+            () ->
+                TestPools.pool("jdbc:postgresql://db:5432/paydb?ApplicationName=x&sslmode=disable"),
+            DatabaseTlsAutoConfiguration.class)
         .run(
             context ->
                 assertThat(context)
@@ -230,39 +217,18 @@ class DatabaseTlsTest {
 
   @Test
   void aTlsSettingAmongThePoolsOwnPropertiesStopsTheApplication() {
-    new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DatabaseTlsAutoConfiguration.class))
-        .withBean(
-            "weakened",
-            HikariDataSource.class,
+    TestPools.runner(
             () -> {
-              HikariDataSource pool = postgresPool();
+              HikariDataSource pool = TestPools.postgres();
               pool.addDataSourceProperty("sslfactory", "org.postgresql.ssl.NonValidatingFactory");
               return pool;
-            })
+            },
+            DatabaseTlsAutoConfiguration.class)
         .run(
             context ->
                 assertThat(context)
                     .getFailure()
                     .rootCause()
                     .hasMessageContaining("data source property sslfactory"));
-  }
-
-  @Test
-  void aPoolOfAnotherDatabaseIsLeftAlone() {
-    new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DatabaseTlsAutoConfiguration.class))
-        .withBean(
-            "h2",
-            HikariDataSource.class,
-            () -> {
-              HikariDataSource pool = new HikariDataSource();
-              pool.setJdbcUrl("jdbc:h2:mem:none");
-              return pool;
-            })
-        .run(
-            context ->
-                assertThat(context.getBean(HikariDataSource.class).getDataSourceProperties())
-                    .doesNotContainKey("sslmode"));
   }
 }
