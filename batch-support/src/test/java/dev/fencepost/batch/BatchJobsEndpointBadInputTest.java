@@ -15,17 +15,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.batch.core.job.Job;
-import org.springframework.batch.core.job.builder.JobBuilder;
-import org.springframework.batch.core.repository.JobRepository;
-import org.springframework.batch.core.step.builder.StepBuilder;
-import org.springframework.batch.infrastructure.repeat.RepeatStatus;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * Generated bad calls to the shared {@code /actuator/batchjobs/{jobName}} ({@link
@@ -55,25 +46,11 @@ class BatchJobsEndpointBadInputTest {
   static TestHttp management;
   static final TestIssuer issuer = TestIssuer.start();
 
-  @SpringBootConfiguration(proxyBeanMethods = false)
-  @EnableAutoConfiguration
-  static class SampleJobs {
-
-    @Bean
-    Job sampleJob(JobRepository repository, PlatformTransactionManager transactionManager) {
-      return new JobBuilder("sampleJob", repository)
-          .start(
-              new StepBuilder("sampleStep", repository)
-                  .tasklet((contribution, chunk) -> RepeatStatus.FINISHED, transactionManager)
-                  .build())
-          .build();
-    }
-  }
-
   @BeforeAll
   static void start() {
     context =
-        SampleJobsApplication.start(SampleJobs.class, batchdb, issuer, "--logging.level.root=WARN");
+        SampleJobsApplication.start(
+            SampleJobsApplication.SampleJob.class, batchdb, issuer, "--logging.level.root=WARN");
     String operator = issuer.token("operator-1", FencepostRole.OPERATOR);
     management =
         TestHttp.loopback(

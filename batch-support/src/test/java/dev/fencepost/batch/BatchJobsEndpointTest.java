@@ -12,22 +12,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.batch.core.job.Job;
-import org.springframework.batch.core.job.builder.JobBuilder;
-import org.springframework.batch.core.repository.JobRepository;
-import org.springframework.batch.core.step.builder.StepBuilder;
-import org.springframework.batch.infrastructure.repeat.RepeatStatus;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * The shared batch plumbing on a real batchdb, migrated from our changeset as its owner (Boot's
@@ -40,38 +30,15 @@ class BatchJobsEndpointTest {
   static EmbeddedPostgresExtension batchdb =
       EmbeddedPostgresExtension.withChangelog("db/changelog/batchdb/db.changelog-master.yaml");
 
-  /** Lets a test hold the sample job inside its step, to see it listed as running. */
-  static volatile CountDownLatch release = new CountDownLatch(0);
-
   static ConfigurableApplicationContext context;
   static String base;
   static final HttpClient http = HttpClient.newHttpClient();
   static final TestIssuer issuer = TestIssuer.start();
   static final String OPERATOR = issuer.token("operator-1", FencepostRole.OPERATOR);
 
-  @SpringBootConfiguration(proxyBeanMethods = false)
-  @EnableAutoConfiguration
-  static class SampleJobs {
-
-    @Bean
-    Job sampleJob(JobRepository repository, PlatformTransactionManager transactionManager) {
-      return new JobBuilder("sampleJob", repository)
-          .start(
-              new StepBuilder("sampleStep", repository)
-                  .tasklet(
-                      (contribution, chunk) -> {
-                        release.await(30, TimeUnit.SECONDS);
-                        return RepeatStatus.FINISHED;
-                      },
-                      transactionManager)
-                  .build())
-          .build();
-    }
-  }
-
   @BeforeAll
   static void start() {
-    context = SampleJobsApplication.start(SampleJobs.class, batchdb, issuer);
+    context = SampleJobsApplication.start(SampleJobsApplication.SampleJob.class, batchdb, issuer);
     base =
         "http://127.0.0.1:"
             + context.getEnvironment().getProperty("local.management.port")
@@ -80,7 +47,7 @@ class BatchJobsEndpointTest {
 
   @AfterAll
   static void stop() {
-    release.countDown();
+    SampleJobsApplication.SampleJob.release.countDown();
     if (context != null) {
       context.close();
     }
@@ -105,7 +72,7 @@ class BatchJobsEndpointTest {
 
   @Test
   void aLaunchAnswers202AtOnceAndTheExecutionIsListedRunningThenCompleted() throws Exception {
-    release = new CountDownLatch(1);
+    SampleJobsApplication.SampleJob.release = new CountDownLatch(1);
     HttpResponse<String> launched = post("sampleJob", "{\"parameters\":\"origin=test,window=1h\"}");
     assertThat(launched.statusCode()).isEqualTo(202);
     assertThat(launched.body())
@@ -121,7 +88,7 @@ class BatchJobsEndpointTest {
                 assertThat(get("sampleJob").body())
                     .contains("\"executionId\":" + id + ",")
                     .contains("\"status\":\"STARTED\""));
-    release.countDown();
+    SampleJobsApplication.SampleJob.release.countDown();
     await()
         .atMost(Duration.ofSeconds(20))
         .untilAsserted(
@@ -138,7 +105,7 @@ class BatchJobsEndpointTest {
 
   @Test
   void twoLaunchesAtOnceAreTwoInstancesNotACollision() throws Exception {
-    release = new CountDownLatch(0);
+    SampleJobsApplication.SampleJob.release = new CountDownLatch(0);
     HttpResponse<String> first = post("sampleJob", "");
     HttpResponse<String> second = post("sampleJob", "");
     assertThat(first.statusCode()).isEqualTo(202);
@@ -188,7 +155,7 @@ class BatchJobsEndpointTest {
 
   @Test
   void launchingAndListingNeedAnOperatorAndARefusedLaunchStartsNothing() throws Exception {
-    release = new CountDownLatch(0);
+    SampleJobsApplication.SampleJob.release = new CountDownLatch(0);
     long executions = executions();
     String reconciler = issuer.token("reconciler", FencepostRole.RECONCILER);
     String worker = issuer.token("payout-worker", FencepostRole.PAYOUT_WORKER);

@@ -33,8 +33,8 @@ class ManagementPortBodyLimitTest {
 
   @BeforeAll
   static void start() {
-    BatchJobsEndpointTest.release = new java.util.concurrent.CountDownLatch(0);
-    context = SampleJobsApplication.start(BatchJobsEndpointTest.SampleJobs.class, batchdb, issuer);
+    SampleJobsApplication.SampleJob.release = new java.util.concurrent.CountDownLatch(0);
+    context = SampleJobsApplication.start(SampleJobsApplication.SampleJob.class, batchdb, issuer);
   }
 
   @AfterAll

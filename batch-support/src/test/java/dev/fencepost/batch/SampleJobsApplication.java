@@ -4,8 +4,19 @@ import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import dev.fencepost.testsupport.security.TestIssuer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.springframework.batch.core.job.Job;
+import org.springframework.batch.core.job.builder.JobBuilder;
+import org.springframework.batch.core.repository.JobRepository;
+import org.springframework.batch.core.step.builder.StepBuilder;
+import org.springframework.batch.infrastructure.repeat.RepeatStatus;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * A batch application of a test's own jobs on batch-support's defaults, as the jobs run: batchdb as
@@ -15,6 +26,32 @@ import org.springframework.context.ConfigurableApplicationContext;
 final class SampleJobsApplication {
 
   private SampleJobsApplication() {}
+
+  /**
+   * One job, {@code sampleJob}, of one step that finishes at once unless a test closes {@link
+   * #release} first, to hold it inside its step and see it listed as running.
+   */
+  @SpringBootConfiguration(proxyBeanMethods = false)
+  @EnableAutoConfiguration
+  static class SampleJob {
+
+    static volatile CountDownLatch release = new CountDownLatch(0);
+
+    @Bean
+    Job sampleJob(JobRepository repository, PlatformTransactionManager transactionManager) {
+      return new JobBuilder("sampleJob", repository)
+          .start(
+              new StepBuilder("sampleStep", repository)
+                  .tasklet(
+                      (contribution, chunk) -> {
+                        release.await(30, TimeUnit.SECONDS);
+                        return RepeatStatus.FINISHED;
+                      },
+                      transactionManager)
+                  .build())
+          .build();
+    }
+  }
 
   static ConfigurableApplicationContext start(
       Class<?> jobs, EmbeddedPostgresExtension batchdb, TestIssuer issuer, String... moreArgs) {

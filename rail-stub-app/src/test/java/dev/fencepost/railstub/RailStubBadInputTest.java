@@ -92,13 +92,12 @@ class RailStubBadInputTest {
 
   @DynamicPropertySource
   static void issuer(DynamicPropertyRegistry registry) {
-    registry.add(
-        "spring.security.oauth2.resourceserver.jwt.jwk-set-uri", StubHttp.ISSUER::jwkSetUri);
+    StubHttp.trustIssuer(registry);
   }
 
   @BeforeEach
   void aRailWithOneMovementAndAPlan() throws Exception {
-    stub = new StubHttp(port);
+    stub = StubHttp.ofEmptyRail(port);
     management =
         TestHttp.loopback(
             managementPort,
@@ -106,8 +105,6 @@ class RailStubBadInputTest {
             request ->
                 StubHttp.ISSUER.token(
                     TestIssuer.subjectOf(FencepostRole.OPERATOR), FencepostRole.OPERATOR));
-    stub.delete("/rail/admin/movements");
-    stub.delete("/rail/admin/faults");
     // Something to lose: one movement, and a plan other than the start-up one.
     assertThat(
             stub.post("/rail/payments", StubHttp.payment("cref-kept"), Duration.ofSeconds(10))

@@ -43,15 +43,12 @@ class RailStubBehaviourTest {
 
   @DynamicPropertySource
   static void issuer(DynamicPropertyRegistry registry) {
-    registry.add(
-        "spring.security.oauth2.resourceserver.jwt.jwk-set-uri", StubHttp.ISSUER::jwkSetUri);
+    StubHttp.trustIssuer(registry);
   }
 
   @BeforeEach
   void freshRail() throws Exception {
-    stub = new StubHttp(port);
-    stub.delete("/rail/admin/movements");
-    stub.delete("/rail/admin/faults");
+    stub = StubHttp.ofEmptyRail(port);
   }
 
   @Test

@@ -43,8 +43,7 @@ class StubAccessTest {
 
   @DynamicPropertySource
   static void issuer(DynamicPropertyRegistry registry) {
-    registry.add(
-        "spring.security.oauth2.resourceserver.jwt.jwk-set-uri", StubHttp.ISSUER::jwkSetUri);
+    StubHttp.trustIssuer(registry);
   }
 
   static final List<Endpoint<StubHttp>> ENDPOINTS =

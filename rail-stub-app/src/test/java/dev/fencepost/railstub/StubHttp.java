@@ -8,6 +8,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
+import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
  * A plain JDK HTTP client for talking to the stub as its callers do: payments and lookups with the
@@ -37,6 +38,19 @@ final class StubHttp {
 
   static StubHttp as(int port, FencepostRole role) {
     return new StubHttp(port, path -> ISSUER.token(TestIssuer.subjectOf(role), role));
+  }
+
+  /** Makes the stub of a Spring test accept this module's issuer. */
+  static void trustIssuer(DynamicPropertyRegistry registry) {
+    registry.add("spring.security.oauth2.resourceserver.jwt.jwk-set-uri", ISSUER::jwkSetUri);
+  }
+
+  /** A client of the stub on {@code port}, whose movements and fault plan it has just cleared. */
+  static StubHttp ofEmptyRail(int port) throws IOException, InterruptedException {
+    StubHttp stub = new StubHttp(port);
+    stub.delete("/rail/admin/movements");
+    stub.delete("/rail/admin/faults");
+    return stub;
   }
 
   /** Arguments that make a stub accept this module's issuer. */

@@ -23,7 +23,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * Generated bad input, 500 cases per endpoint: the lock server answers every one with a 4xx problem
@@ -232,19 +231,7 @@ class PostgresBadInputTest {
   }
 
   private static String snapshot() {
-    return JdbcClient.create(lockdb.dataSource())
-        .sql(
-            """
-            SELECT (SELECT count(*) FROM lock_session) || '/' ||
-                   (SELECT max(expires_at) FROM lock_session) || '/' ||
-                   (SELECT count(*) FROM lock_entry) || '/' ||
-                   (SELECT count(*) FROM lock_waiter) || '/' ||
-                   (SELECT count(*) FROM lock_event) || '/' ||
-                   (SELECT count(*) FROM lock_audit) || '/' ||
-                   (SELECT last_value FROM lock_token_seq)
-            """)
-        .query(String.class)
-        .single();
+    return LockdbSnapshot.of(lockdb.dataSource());
   }
 
   // --- generators -------------------------------------------------------------------------

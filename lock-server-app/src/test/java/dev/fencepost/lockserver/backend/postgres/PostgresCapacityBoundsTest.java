@@ -271,18 +271,6 @@ class PostgresCapacityBoundsTest {
   }
 
   private static String snapshot() {
-    return JdbcClient.create(lockdb.dataSource())
-        .sql(
-            """
-            SELECT (SELECT count(*) FROM lock_session) || '/' ||
-                   (SELECT max(expires_at) FROM lock_session) || '/' ||
-                   (SELECT count(*) FROM lock_entry) || '/' ||
-                   (SELECT count(*) FROM lock_waiter) || '/' ||
-                   (SELECT count(*) FROM lock_event) || '/' ||
-                   (SELECT count(*) FROM lock_audit) || '/' ||
-                   (SELECT last_value FROM lock_token_seq)
-            """)
-        .query(String.class)
-        .single();
+    return LockdbSnapshot.of(lockdb.dataSource());
   }
 }
