@@ -7,13 +7,11 @@ import dev.fencepost.db.timeouts.DatabaseTimeoutsAutoConfiguration;
 import dev.fencepost.payment.autoconfigure.PaydbAutoConfiguration;
 import dev.fencepost.testsupport.network.BlackHole;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import dev.fencepost.testsupport.postgres.Sessions;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
@@ -106,19 +104,7 @@ class PaydbBlackHoleTest {
           // A direct connection (not through the proxy), willing to wait a minute, gets the
           // account row the silenced transaction locked: paydb has ended that session on its own.
           CompletableFuture<Void> direct =
-              CompletableFuture.runAsync(
-                  () -> {
-                    try (Connection c = directConnection()) {
-                      c.setAutoCommit(false);
-                      try (Statement s = c.createStatement()) {
-                        s.execute("SET LOCAL lock_timeout = '60s'");
-                      }
-                      lockAccountRow(c);
-                      c.rollback();
-                    } catch (SQLException e) {
-                      throw new IllegalStateException(e);
-                    }
-                  });
+              Sessions.lockDirectly(paydb, Duration.ofSeconds(60), this::lockAccountRow);
           await().atMost(BOUND).until(direct::isDone);
           assertThat(direct).isCompleted();
 
@@ -142,13 +128,13 @@ class PaydbBlackHoleTest {
    */
   private CompletableFuture<Payout> claimCutOffMidTransaction(PaymentResource resource)
       throws SQLException {
-    try (Connection blocker = directConnection()) {
+    try (Connection blocker = Sessions.direct(paydb)) {
       blocker.setAutoCommit(false);
       lockAccountRow(blocker);
       CompletableFuture<Payout> claim =
           CompletableFuture.supplyAsync(
               () -> resource.claim(pending.id(), Scenarios.SETUP_TOKEN, Scenarios.SETUP_WORKER));
-      await().atMost(BOUND).until(PaydbBlackHoleTest::aSessionWaitsForARowLock);
+      await().atMost(BOUND).until(() -> Sessions.aSessionWaitsForARowLock(paydb.dataSource()));
       hole.swallow();
       blocker.commit();
       return claim;
@@ -164,25 +150,7 @@ class PaydbBlackHoleTest {
   }
 
   private void lockAccountRow(Connection c) throws SQLException {
-    try (PreparedStatement s =
-        c.prepareStatement("SELECT 1 FROM account WHERE id = ? FOR UPDATE")) {
-      s.setString(1, pending.accountId().value());
-      assertThat(s.executeQuery().next()).isTrue();
-    }
-  }
-
-  private static boolean aSessionWaitsForARowLock() {
-    return JdbcClient.create(paydb.dataSource())
-            .sql(
-                "SELECT count(*) FROM pg_stat_activity"
-                    + " WHERE datname = current_database() AND wait_event_type = 'Lock'")
-            .query(Long.class)
-            .single()
-        > 0;
-  }
-
-  private static Connection directConnection() throws SQLException {
-    return DriverManager.getConnection(
-        paydb.jdbcUrl(), paydb.database().username(), paydb.database().password());
+    Sessions.lockRow(
+        c, "SELECT 1 FROM account WHERE id = ? FOR UPDATE", pending.accountId().value());
   }
 }

@@ -6,7 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.autoconfigure.PaydbAutoConfiguration;
-import java.sql.Connection;
+import dev.fencepost.testsupport.postgres.Sessions;
 import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -56,18 +56,7 @@ class PaydbPoolTest {
   void bothPoolsCarryTheDatabaseTimeoutsOnTheServerAndOnTheSocket() throws Exception {
     try (ConfigurableApplicationContext worker = platform.worker()) {
       for (DataSource pool : List.of(paydbPool(worker), worker.getBean(DataSource.class))) {
-        assertThat(
-                JdbcClient.create(pool)
-                    .sql(
-                        "SELECT current_setting('statement_timeout') || ' '"
-                            + " || current_setting('lock_timeout') || ' '"
-                            + " || current_setting('idle_in_transaction_session_timeout')")
-                    .query(String.class)
-                    .single())
-            .isEqualTo("5s 3s 5s");
-        try (Connection connection = pool.getConnection()) {
-          assertThat(connection.getNetworkTimeout()).isEqualTo(8_000);
-        }
+        assertThat(Sessions.timeouts(pool)).isEqualTo("5s 3s 5s, network 8000 ms");
       }
     }
   }

@@ -5,14 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.fencepost.testsupport.grants.TestGrants;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
-import java.sql.Connection;
+import dev.fencepost.testsupport.postgres.Sessions;
 import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * proxydb's pool, Boot's own {@code spring.datasource}, carries the db module's timeouts: every
@@ -40,18 +39,7 @@ class ProxydbTimeoutsTest {
     try (ConfigurableApplicationContext app =
         RailProxyApplication.application().run(args.toArray(String[]::new))) {
       DataSource dataSource = app.getBean(DataSource.class);
-      assertThat(
-              JdbcClient.create(dataSource)
-                  .sql(
-                      "SELECT current_setting('statement_timeout') || ' '"
-                          + " || current_setting('lock_timeout') || ' '"
-                          + " || current_setting('idle_in_transaction_session_timeout')")
-                  .query(String.class)
-                  .single())
-          .isEqualTo("5s 3s 5s");
-      try (Connection connection = dataSource.getConnection()) {
-        assertThat(connection.getNetworkTimeout()).isEqualTo(8_000);
-      }
+      assertThat(Sessions.timeouts(dataSource)).isEqualTo("5s 3s 5s, network 8000 ms");
     }
   }
 }

@@ -3,7 +3,6 @@ package dev.fencepost.reconciliation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.payment.AccountId;
-import dev.fencepost.payment.Actor;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import java.time.Duration;
@@ -140,18 +139,7 @@ class DetectionTest extends ReconciliationTestBase {
   @Test
   void aLedgerPostingThatNoSubmissionAccountsForIsAPageFinding() {
     Payout payout = world.pending();
-    // A worker that skips the proxy (INV-07 bypassed): every paydb step is fenced and legal, but
-    // the rail was never asked. Made through payment-resource's own API.
-    Actor rogue = Actor.worker("rogue-worker");
-    world.locks.execute(
-        payout.accountId().lockKey(),
-        Duration.ofSeconds(5),
-        lock -> {
-          world.payments.claim(payout.id(), lock.token(), rogue);
-          world.payments.markSubmitted(payout.id(), lock.token(), rogue);
-          world.payments.recordRailAcked(payout.id(), lock.token(), rogue, "rr-invented");
-          return world.payments.post(payout.id(), lock.token(), rogue);
-        });
+    world.postedByARogueWorker(payout, "rr-invented");
     StoreSnapshot before = StoreSnapshot.of(world);
 
     ReconciliationReport report = world.reconciler(world.settings()).run(world.window(), "test");

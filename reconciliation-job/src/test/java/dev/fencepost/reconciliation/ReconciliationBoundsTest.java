@@ -3,7 +3,6 @@ package dev.fencepost.reconciliation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.fencepost.payment.Actor;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.security.FencepostRole;
 import java.net.http.HttpResponse;
@@ -86,7 +85,8 @@ class ReconciliationBoundsTest extends ReconciliationTestBase {
   @Test
   void withOnePostingPerPageEveryPostingOfTheWindowIsCompared() {
     for (int i = 0; i < 3; i++) {
-      rogueAckedAndPosted(world.pending());
+      Payout rogue = world.pending();
+      world.postedByARogueWorker(rogue, "rr-" + rogue.id());
     }
 
     ReconciliationReport report = paged(500, 1).run(world.window(), "test");
@@ -116,20 +116,6 @@ class ReconciliationBoundsTest extends ReconciliationTestBase {
             e -> assertThat(e.code()).isEqualTo("INVALID_REQUEST"));
 
     assertThat(StoreSnapshot.of(world)).isEqualTo(before);
-  }
-
-  /** A worker that skips the proxy: every paydb step fenced and legal, the rail never asked. */
-  private void rogueAckedAndPosted(Payout payout) {
-    Actor rogue = Actor.worker("rogue-worker");
-    world.locks.execute(
-        payout.accountId().lockKey(),
-        Duration.ofSeconds(5),
-        lock -> {
-          world.payments.claim(payout.id(), lock.token(), rogue);
-          world.payments.markSubmitted(payout.id(), lock.token(), rogue);
-          world.payments.recordRailAcked(payout.id(), lock.token(), rogue, "rr-" + payout.id());
-          return world.payments.post(payout.id(), lock.token(), rogue);
-        });
   }
 
   /** The world's reconciler, with the statement's and the postings' page sizes given. */

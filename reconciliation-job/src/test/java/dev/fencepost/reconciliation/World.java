@@ -168,6 +168,24 @@ final class World {
   }
 
   /** POSTs a submission to a proxy; the answer's body (ACKED, REJECTED or TIMEOUT). */
+  /**
+   * A worker that skips the proxy (INV-07 bypassed) takes {@code payout} to POSTED under a real
+   * lock through payment-resource's own API: every paydb step fenced and legal, the rail never
+   * asked, the acknowledgement {@code railReference} invented.
+   */
+  Payout postedByARogueWorker(Payout payout, String railReference) {
+    Actor rogue = Actor.worker("rogue-worker");
+    return locks.execute(
+        payout.accountId().lockKey(),
+        Duration.ofSeconds(5),
+        lock -> {
+          payments.claim(payout.id(), lock.token(), rogue);
+          payments.markSubmitted(payout.id(), lock.token(), rogue);
+          payments.recordRailAcked(payout.id(), lock.token(), rogue, railReference);
+          return payments.post(payout.id(), lock.token(), rogue);
+        });
+  }
+
   JsonNode submit(String proxyUrl, Payout payout, long token) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("payoutId", payout.id().toString());

@@ -7,11 +7,9 @@ import dev.fencepost.lockserver.http.LockServerClient;
 import dev.fencepost.lockserver.http.LockServerClient.Response;
 import dev.fencepost.testsupport.network.BlackHole;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import dev.fencepost.testsupport.postgres.Sessions;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -21,7 +19,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * lockdb goes silent in the middle of an acquire's transaction (a proxy between the lock server and
@@ -96,19 +93,13 @@ class LockdbBlackHoleTest {
     // A direct connection (not through the proxy), willing to wait a minute, gets the rows the
     // silenced transaction locked: lockdb has ended that session on its own.
     CompletableFuture<Void> direct =
-        CompletableFuture.runAsync(
-            () -> {
-              try (Connection c = directConnection()) {
-                c.setAutoCommit(false);
-                try (Statement s = c.createStatement()) {
-                  s.execute("SET LOCAL lock_timeout = '60s'");
-                }
-                lockRow(c, "SELECT 1 FROM lock_entry WHERE lock_key = ? FOR UPDATE", key);
-                lockRow(c, "SELECT 1 FROM lock_session WHERE id = ?::uuid FOR UPDATE", caller);
-                c.rollback();
-              } catch (SQLException e) {
-                throw new IllegalStateException(e);
-              }
+        Sessions.lockDirectly(
+            lockdb,
+            Duration.ofSeconds(60),
+            c -> {
+              Sessions.lockRow(c, "SELECT 1 FROM lock_entry WHERE lock_key = ? FOR UPDATE", key);
+              Sessions.lockRow(
+                  c, "SELECT 1 FROM lock_session WHERE id = ?::uuid FOR UPDATE", caller);
             });
     await().atMost(BOUND).until(direct::isDone);
     direct.get();
@@ -121,37 +112,15 @@ class LockdbBlackHoleTest {
    * open, its row locks held, with a client that will never speak again.
    */
   private CompletableFuture<Response> acquireCutOffMidTransaction() throws SQLException {
-    try (Connection blocker = directConnection()) {
+    try (Connection blocker = Sessions.direct(lockdb)) {
       blocker.setAutoCommit(false);
-      lockRow(blocker, "SELECT 1 FROM lock_entry WHERE lock_key = ? FOR UPDATE", key);
+      Sessions.lockRow(blocker, "SELECT 1 FROM lock_entry WHERE lock_key = ? FOR UPDATE", key);
       CompletableFuture<Response> acquire =
           CompletableFuture.supplyAsync(() -> client.acquire(key, caller, 0));
-      await().atMost(BOUND).until(LockdbBlackHoleTest::aSessionWaitsForARowLock);
+      await().atMost(BOUND).until(() -> Sessions.aSessionWaitsForARowLock(lockdb.dataSource()));
       hole.swallow();
       blocker.commit();
       return acquire;
     }
-  }
-
-  private static boolean aSessionWaitsForARowLock() {
-    return JdbcClient.create(lockdb.dataSource())
-            .sql(
-                "SELECT count(*) FROM pg_stat_activity"
-                    + " WHERE datname = current_database() AND wait_event_type = 'Lock'")
-            .query(Long.class)
-            .single()
-        > 0;
-  }
-
-  private static void lockRow(Connection c, String sql, String param) throws SQLException {
-    try (PreparedStatement s = c.prepareStatement(sql)) {
-      s.setString(1, param);
-      assertThat(s.executeQuery().next()).as(sql).isTrue();
-    }
-  }
-
-  private static Connection directConnection() throws SQLException {
-    return DriverManager.getConnection(
-        lockdb.jdbcUrl(), lockdb.database().username(), lockdb.database().password());
   }
 }
