@@ -303,50 +303,16 @@ public final class LocalTls implements JavaProcess.TlsSettings {
 
   private static X509Certificate certificate(
       KeyPair keys, KeyPair caKeys, X509Certificate ca, String commonName, boolean peer) {
-    try {
-      Instant now = Instant.now();
-      JcaX509ExtensionUtils extensions = new JcaX509ExtensionUtils();
-      X509v3CertificateBuilder builder =
-          new JcaX509v3CertificateBuilder(
-                  ca,
-                  serial(),
-                  Date.from(now.minus(Duration.ofHours(1))),
-                  Date.from(now.plus(VALIDITY)),
-                  new X500Name("CN=" + commonName),
-                  keys.getPublic())
-              .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
-              .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature))
-              .addExtension(
-                  Extension.extendedKeyUsage,
-                  false,
-                  peer
-                      ? new ExtendedKeyUsage(
-                          new KeyPurposeId[] {
-                            KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth
-                          })
-                      : new ExtendedKeyUsage(KeyPurposeId.id_kp_clientAuth))
-              .addExtension(
-                  Extension.subjectKeyIdentifier,
-                  false,
-                  extensions.createSubjectKeyIdentifier(keys.getPublic()))
-              .addExtension(
-                  Extension.authorityKeyIdentifier,
-                  false,
-                  extensions.createAuthorityKeyIdentifier(ca));
-      if (peer) {
-        builder.addExtension(
-            Extension.subjectAlternativeName,
-            false,
-            new GeneralNames(
-                new GeneralName[] {
-                  new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
-                  new GeneralName(GeneralName.dNSName, "localhost")
-                }));
-      }
-      return sign(builder, caKeys);
-    } catch (GeneralSecurityException | IOException e) {
-      throw new IllegalStateException(e);
-    }
+    return peer
+        ? leafCertificate(
+            keys,
+            caKeys,
+            ca,
+            commonName,
+            true,
+            KeyPurposeId.id_kp_serverAuth,
+            KeyPurposeId.id_kp_clientAuth)
+        : leafCertificate(keys, caKeys, ca, commonName, false, KeyPurposeId.id_kp_clientAuth);
   }
 
   private static X509Certificate issueServerCertificate(
@@ -397,6 +363,21 @@ public final class LocalTls implements JavaProcess.TlsSettings {
 
   private static X509Certificate serverCertificate(
       KeyPair keys, KeyPair caKeys, X509Certificate ca) {
+    return leafCertificate(keys, caKeys, ca, "localhost", true, KeyPurposeId.id_kp_serverAuth);
+  }
+
+  /**
+   * A certificate of this run's CA for {@code commonName}, good for {@code purposes}; with {@code
+   * loopbackNames} it also names 127.0.0.1 and localhost, as a server's or a peer's must for a
+   * client that verifies host names.
+   */
+  private static X509Certificate leafCertificate(
+      KeyPair keys,
+      KeyPair caKeys,
+      X509Certificate ca,
+      String commonName,
+      boolean loopbackNames,
+      KeyPurposeId... purposes) {
     try {
       Instant now = Instant.now();
       JcaX509ExtensionUtils extensions = new JcaX509ExtensionUtils();
@@ -406,22 +387,11 @@ public final class LocalTls implements JavaProcess.TlsSettings {
                   serial(),
                   Date.from(now.minus(Duration.ofHours(1))),
                   Date.from(now.plus(VALIDITY)),
-                  new X500Name("CN=localhost"),
+                  new X500Name("CN=" + commonName),
                   keys.getPublic())
               .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
               .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature))
-              .addExtension(
-                  Extension.extendedKeyUsage,
-                  false,
-                  new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth))
-              .addExtension(
-                  Extension.subjectAlternativeName,
-                  false,
-                  new GeneralNames(
-                      new GeneralName[] {
-                        new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
-                        new GeneralName(GeneralName.dNSName, "localhost")
-                      }))
+              .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purposes))
               .addExtension(
                   Extension.subjectKeyIdentifier,
                   false,
@@ -430,6 +400,16 @@ public final class LocalTls implements JavaProcess.TlsSettings {
                   Extension.authorityKeyIdentifier,
                   false,
                   extensions.createAuthorityKeyIdentifier(ca));
+      if (loopbackNames) {
+        builder.addExtension(
+            Extension.subjectAlternativeName,
+            false,
+            new GeneralNames(
+                new GeneralName[] {
+                  new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+                  new GeneralName(GeneralName.dNSName, "localhost")
+                }));
+      }
       return sign(builder, caKeys);
     } catch (GeneralSecurityException | IOException e) {
       throw new IllegalStateException(e);
