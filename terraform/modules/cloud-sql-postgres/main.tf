@@ -70,6 +70,11 @@ resource "google_sql_database_instance" "this" {
       record_client_address   = false
     }
   }
+
+  lifecycle {
+    # disk_autoresize grows the disk; Terraform must not try to shrink it back.
+    ignore_changes = [settings[0].disk_size]
+  }
 }
 
 # One database per store (README.md, docs/security.md). The owner and runtime roles of each

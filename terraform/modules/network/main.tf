@@ -64,4 +64,8 @@ resource "google_service_networking_connection" "private_services" {
   network                 = google_compute_network.this.id
   service                 = "servicenetworking.googleapis.com"
   reserved_peering_ranges = [google_compute_global_address.private_services.name]
+
+  # Deleting the peering fails while Cloud SQL still releases its producer-side resources after
+  # the instance is gone; abandoning it lets a destroy finish (the network's deletion removes it).
+  deletion_policy = "ABANDON"
 }
