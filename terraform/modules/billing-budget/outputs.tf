@@ -1,0 +1,4 @@
+output "budget_id" {
+  description = "The budget's resource name."
+  value       = google_billing_budget.this.id
+}
