@@ -179,7 +179,7 @@ readinessProbe:
 
 {{/* The Spring settings every Java service's configuration file carries: TLS serving, token checks. */}}
 {{/* The Spring settings every Java service's configuration file carries: TLS serving, token checks.
-(dict "root" $ "datasourceUrl" <url or ""> "readiness" <health group members or "">) */}}
+(dict "root" $ "datasourceUrl" <url or ""> "readiness" <health group members or ""> "batchJob" <"true"|"false"|"">) */}}
 {{- define "fencepost.springCommon" -}}
 server:
   ssl:
@@ -202,6 +202,11 @@ spring:
   {{- with .datasourceUrl }}
   datasource:
     url: {{ . | quote }}
+  {{- end }}
+  {{- with .batchJob }}
+  batch:
+    job:
+      enabled: {{ . }}
   {{- end }}
 management:
   server:
