@@ -77,7 +77,8 @@ class ValuesSchemaTest {
   void noExtraEnvironmentVariableCanReachAGuard(String name) {
     String escaped = name.replace(".", "\\.");
     for (String component : COMPONENTS_WITH_EXTRA_ENV) {
-      refused(Map.of(component + ".extraEnv." + escaped, "false"));
+      // A string, as every extraEnv value must be: the name alone has to be what is refused.
+      refused(Map.of(component + ".extraEnv." + escaped, "off"));
     }
   }
 
