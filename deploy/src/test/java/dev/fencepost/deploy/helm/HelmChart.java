@@ -135,7 +135,9 @@ final class HelmChart {
 
   private static Path copyWithHooksVisible() {
     try {
-      Path target = Files.createTempDirectory("fencepost-chart").resolve("fencepost");
+      Path root = Files.createTempDirectory("fencepost-chart");
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(root)));
+      Path target = root.resolve("fencepost");
       Path source = chartDir();
       try (Stream<Path> files = Files.walk(source)) {
         for (Path file : (Iterable<Path>) files::iterator) {
@@ -152,6 +154,14 @@ final class HelmChart {
       return target;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void deleteQuietly(Path root) {
+    try (Stream<Path> files = Files.walk(root)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException ignored) {
+      // A temporary copy left behind costs disk space only.
     }
   }
 }
