@@ -14,14 +14,20 @@ import java.util.Map;
  * runtime would start them, without one: {@code unshare} gives the process a mount and PID
  * namespace of its own with a fresh {@code /proc} (the JVM finds its own libraries through {@code
  * /proc/self/exe}), {@code chroot} makes the unpacked layers its whole file system and switches to
- * the image's user. The environment is the image's alone; nothing of the build machine is visible
- * but the network (loopback). Needs root (CAP_SYS_ADMIN, CAP_SYS_CHROOT), as the build here and in
- * CI runs.
+ * the image's user. The root file system is read-only and {@code /tmp} an empty tmpfs, as the chart
+ * runs it. The environment is the image's alone; nothing of the build machine is visible but the
+ * network (loopback). Needs root (CAP_SYS_ADMIN, CAP_SYS_CHROOT), as the build here and in CI runs.
  */
 final class ImageRoot {
 
   private static final String UNSHARE = "/usr/bin/unshare";
-  private static final String CHROOT = "/usr/sbin/chroot";
+
+  private static final String READ_ONLY_ROOT_WITH_TMP =
+      "set -e; root=\"$1\"; user=\"$2\"; shift 2;"
+          + " /bin/mount --rbind \"$root\" \"$root\";"
+          + " /bin/mount -o remount,bind,ro \"$root\";"
+          + " /bin/mount -t tmpfs -o mode=1777,size=256m tmpfs \"$root/tmp\";"
+          + " exec /usr/sbin/chroot --userspec=\"$user\" \"$root\" \"$@\"";
 
   private final ImageTarball image;
   private final Path root;
@@ -60,9 +66,15 @@ final class ImageRoot {
     // The application is unshare's child and PID 1 of its namespace; a test stops it by its PID.
     full.add("--fork");
     full.add("--mount-proc=" + root.resolve("proc"));
-    full.add(CHROOT);
-    full.add("--userspec=" + image.user());
+    // In the new mount namespace (the build machine's shell, not the image's): the image's file
+    // system read-only, an empty tmpfs on /tmp, as the chart mounts them; then chroot execs the
+    // command as the image's user, so the application is PID 1 with nothing else around it.
+    full.add("/bin/sh");
+    full.add("-c");
+    full.add(READ_ONLY_ROOT_WITH_TMP);
+    full.add("sh");
     full.add(root.toString());
+    full.add(image.user());
     full.addAll(command);
     ProcessBuilder builder = new ProcessBuilder(full).redirectErrorStream(true);
     builder.redirectOutput(log.toFile());

@@ -45,7 +45,8 @@ class ImageRunTest {
           "java.lang.module.FindException",
           "UnsatisfiedLinkError",
           "error while loading shared libraries",
-          "No such file or directory");
+          "No such file or directory",
+          "Read-only file system");
 
   // C1 only: these runs prove the image complete, not its speed; it halves their start on 2 cores.
   private static final Map<String, String> QUICK_JIT =
