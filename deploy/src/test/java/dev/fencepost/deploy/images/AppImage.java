@@ -1,5 +1,6 @@
 package dev.fencepost.deploy.images;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -88,8 +89,25 @@ enum AppImage {
     return property("fencepost.images.version");
   }
 
+  /** The commit checked out, asked of git here (not of the plugin that labels the images). */
   static String revision() {
-    return property("fencepost.images.revision");
+    try {
+      Process git =
+          new ProcessBuilder("git", "rev-parse", "HEAD")
+              .directory(Path.of(property("fencepost.images.root")).toFile())
+              .redirectErrorStream(true)
+              .start();
+      String out = new String(git.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+      if (git.waitFor() != 0) {
+        throw new IllegalStateException("git rev-parse HEAD failed: " + out);
+      }
+      return out;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   private static Path tarball(String module) {
