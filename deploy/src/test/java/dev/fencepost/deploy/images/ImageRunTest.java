@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -62,9 +63,28 @@ class ImageRunTest {
         app, image -> ImageRoot.unpack(image.read(), work.resolve(image.module())));
   }
 
+  // The test command unpacks and runs the images the other runs need anyway (each unpack copies
+  // some 150 MB); the long tier runs the rest. All share the base's runtime layer, which the
+  // config test checks in every image.
   @ParameterizedTest
-  @EnumSource(AppImage.class)
+  @EnumSource(
+      value = AppImage.class,
+      names = {"DB", "LOCK_SERVER", "RAIL_STUB"})
   void theImagesOwnJavaRunsAsItsUserWithNothingElse(AppImage app) throws Exception {
+    assertItsJavaRuns(app);
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = AppImage.class,
+      names = {"DB", "LOCK_SERVER", "RAIL_STUB"},
+      mode = EnumSource.Mode.EXCLUDE)
+  @Tag("long")
+  void theOtherImagesOwnJavaRunsAsItsUserWithNothingElse(AppImage app) throws Exception {
+    assertItsJavaRuns(app);
+  }
+
+  private static void assertItsJavaRuns(AppImage app) throws Exception {
     ImageTarball image = app.read();
     ImageRoot root = unpacked(app);
     Path log = work.resolve(app.module() + "-java-version.log");
@@ -75,9 +95,14 @@ class ImageRunTest {
     assertThat(ImageRoot.read(log)).contains("openjdk version \"17.");
   }
 
-  static List<Arguments> applicationsStoppedByAMissingSetting() {
+  /** The lock server's start runs in the test command; the other applications' in the long tier. */
+  static List<Arguments> lockServerStoppedByAMissingSetting() {
     return List.of(
-        Arguments.of(AppImage.LOCK_SERVER, "fencepost.lock.grant-signing.jwk-set-file is required"),
+        Arguments.of(AppImage.LOCK_SERVER, "fencepost.lock.grant-signing.jwk-set-file is required"));
+  }
+
+  static List<Arguments> otherApplicationsStoppedByAMissingSetting() {
+    return List.of(
         Arguments.of(AppImage.RAIL_PROXY, "set exactly one of fencepost.proxy.grants.jwk-set-uri"),
         Arguments.of(AppImage.IDENTITY_ISSUER, "no secret for client(s)"),
         Arguments.of(AppImage.PAYOUT_JOB, "fencepost.paydb.username is not set"),
@@ -85,8 +110,21 @@ class ImageRunTest {
   }
 
   @ParameterizedTest
-  @MethodSource("applicationsStoppedByAMissingSetting")
+  @MethodSource("lockServerStoppedByAMissingSetting")
   void startsSpringAndStopsOnlyOnASettingADeploymentGives(AppImage app, String ownMessage)
+      throws Exception {
+    assertSpringStartsAndStopsOn(app, ownMessage);
+  }
+
+  @ParameterizedTest
+  @MethodSource("otherApplicationsStoppedByAMissingSetting")
+  @Tag("long")
+  void theOtherApplicationsStartSpringAndStopOnlyOnASettingADeploymentGives(
+      AppImage app, String ownMessage) throws Exception {
+    assertSpringStartsAndStopsOn(app, ownMessage);
+  }
+
+  private static void assertSpringStartsAndStopsOn(AppImage app, String ownMessage)
       throws Exception {
     ImageTarball image = app.read();
     ImageRoot root = unpacked(app);
