@@ -98,7 +98,8 @@ class ImageRunTest {
   /** The lock server's start runs in the test command; the other applications' in the long tier. */
   static List<Arguments> lockServerStoppedByAMissingSetting() {
     return List.of(
-        Arguments.of(AppImage.LOCK_SERVER, "fencepost.lock.grant-signing.jwk-set-file is required"));
+        Arguments.of(
+            AppImage.LOCK_SERVER, "fencepost.lock.grant-signing.jwk-set-file is required"));
   }
 
   static List<Arguments> otherApplicationsStoppedByAMissingSetting() {

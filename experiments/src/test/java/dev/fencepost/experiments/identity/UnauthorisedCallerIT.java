@@ -30,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import tools.jackson.databind.JsonNode;
@@ -43,7 +44,11 @@ import tools.jackson.databind.JsonNode;
  * a worker holds and closes that worker's session. Every call is refused; afterwards nothing has
  * moved or changed, and every refusal is in the services' logs. docs/evidence/identity-attack.md is
  * written from this run.
+ *
+ * <p>Long tier (tag {@code long}): each application's own access tests refuse the same calls in the
+ * test command; this run is the end-to-end evidence over real processes.
  */
+@Tag("long")
 class UnauthorisedCallerIT {
 
   // The services serve HTTPS (ADR 0150): this client trusts the experiments' CA.

@@ -206,10 +206,7 @@ class Uc03PausedHolderIT {
   }
 
   @ParameterizedTest(name = "{0}")
-  @EnumSource(
-      value = FreezePoint.class,
-      names = "PROXY_ANSWERED",
-      mode = EnumSource.Mode.EXCLUDE)
+  @EnumSource(value = FreezePoint.class, names = "PROXY_ANSWERED", mode = EnumSource.Mode.EXCLUDE)
   void frozenPastItsLeaseWithEveryGuardOnNothingGetsThrough(FreezePoint freeze) {
     frozenAt(freeze);
   }
