@@ -74,6 +74,16 @@ class ChartPolicyTest {
   }
 
   @ParameterizedTest
+  @EnumSource(
+      value = Variant.class,
+      names = {"ETCD_INTERNAL", "ETCD_EXTERNAL"})
+  void onEtcdTheLockServersReadinessFollowsEtcd(Variant variant) {
+    assertThat(Policies.properties(config(docs(variant), "fencepost-lock-server-config")))
+        .containsEntry("management.endpoint.health.group.readiness.include", "readinessState,etcd")
+        .doesNotContainKey("spring.datasource.url");
+  }
+
+  @ParameterizedTest
   @EnumSource(Variant.class)
   void thePayoutJobLoopsAutoscalesAndOutlastsItsOwnStopBudget(Variant variant) {
     List<Doc> docs = docs(variant);

@@ -40,4 +40,15 @@ public class EtcdBackendConfiguration {
     }
     return backend;
   }
+
+  /**
+   * {@code etcd} in the health endpoint; the chart puts it in the readiness group of a lock server
+   * on etcd.
+   */
+  @Bean
+  EtcdHealthIndicator etcdHealthIndicator(
+      Client fencepostEtcdClient, EtcdBackendProperties properties) {
+    return new EtcdHealthIndicator(
+        fencepostEtcdClient.getKVClient(), properties.keyPrefix(), properties.operationTimeout());
+  }
 }
