@@ -273,6 +273,7 @@ class RailSubmissionTest {
     railAnswers(first, created("RAIL-FIRST"));
     railAnswers(stale, created("RAIL-STALE"));
     double before = counter("fencepost.fence.rejections");
+    double staleBefore = guardRejections("stale_token");
     proxy.submit(first, account, 12);
 
     HttpResponse<String> response = proxy.submit(stale, account, 11);
@@ -287,6 +288,7 @@ class RailSubmissionTest {
     assertThat(count("rail_submission WHERE payout_id = ?", stale)).isZero();
     assertThat(rejections(stale)).containsExactly("FENCED:11:12");
     assertThat(counter("fencepost.fence.rejections") - before).isEqualTo(1);
+    assertThat(guardRejections("stale_token") - staleBefore).isEqualTo(1);
     assertThat(events.named("lock.fenced_out"))
         .singleElement()
         .satisfies(
@@ -321,6 +323,8 @@ class RailSubmissionTest {
     String payout = payout();
     railAnswers(payout, created("RAIL-ONCE"));
     double before = counter("fencepost.rail.submission.duplicates");
+    double duplicatesBefore = guardRejections("duplicate_submission");
+    double staleBefore = guardRejections("stale_token");
     proxy.submit(payout, account, 30);
 
     HttpResponse<String> sameToken = proxy.submit(payout, account, 30);
@@ -340,6 +344,8 @@ class RailSubmissionTest {
     // A refused duplicate does not advance the high-water: the intent transaction rolled back.
     assertThat(highWater(account)).isEqualTo(30);
     assertThat(counter("fencepost.rail.submission.duplicates") - before).isEqualTo(2);
+    assertThat(guardRejections("duplicate_submission") - duplicatesBefore).isEqualTo(2);
+    assertThat(guardRejections("stale_token") - staleBefore).isZero();
     assertThat(events.named("rail.submission.duplicate")).hasSize(2);
   }
 
@@ -617,6 +623,16 @@ class RailSubmissionTest {
             + " FROM submission_rejection WHERE payout_id = ? ORDER BY id",
         String.class,
         payout);
+  }
+
+  /** {@code fencepost.guard.rejections{guard=rail-proxy,reason}}: registered at start. */
+  private double guardRejections(String reason) {
+    return meters
+        .get("fencepost.guard.rejections")
+        .tag("guard", "rail-proxy")
+        .tag("reason", reason)
+        .counter()
+        .count();
   }
 
   private double counter(String name) {
