@@ -21,8 +21,10 @@ import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
 import dev.fencepost.testsupport.http.TestHttp;
 import dev.fencepost.testsupport.logging.CapturedEvents;
+import dev.fencepost.testsupport.metrics.ScrapeCardinality;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,6 +77,7 @@ class RailSubmissionTest {
   @LocalServerPort int port;
   @LocalManagementPort int managementPort;
   @Autowired MeterRegistry meters;
+  @Autowired PrometheusMeterRegistry prometheus;
 
   ProxyHttp proxy;
   JdbcTemplate jdbc;
@@ -623,6 +626,23 @@ class RailSubmissionTest {
             + " FROM submission_rejection WHERE payout_id = ? ORDER BY id",
         String.class,
         payout);
+  }
+
+  @Test
+  @Tag("NFR-09")
+  void noMetricCarriesAPayoutAnAccountATokenOrAReferenceAsATag() {
+    String account = account();
+    String accepted = payout();
+    String stale = payout();
+    railAnswers(accepted, created("RAIL-METRICS"));
+    railAnswers(stale, created("RAIL-METRICS-STALE"));
+    proxy.submit(accepted, account, 77);
+    proxy.submit(accepted, account, 78);
+    proxy.submit(stale, account, 76);
+
+    ScrapeCardinality.assertBounded(
+        prometheus.scrape(),
+        List.of(account, accepted, stale, "76", "77", "78", "RAIL-METRICS", "RAIL-METRICS-STALE"));
   }
 
   /** {@code fencepost.guard.rejections{guard=rail-proxy,reason}}: registered at start. */
