@@ -57,6 +57,14 @@ class AccountFenceTest {
     assertThat(
             fx.meters().get("fencepost.fence.rejections").tag("guard", "paydb").counter().count())
         .isEqualTo(1.0);
+    assertThat(
+            fx.meters()
+                .get("fencepost.guard.rejections")
+                .tag("guard", "paydb")
+                .tag("reason", "stale_token")
+                .counter()
+                .count())
+        .isEqualTo(1.0);
   }
 
   @Test

@@ -24,7 +24,7 @@ class MetricsCardinalityTest {
   @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();
 
   static final Set<String> ALLOWED_TAG_KEYS =
-      Set.of("guard", "from", "to", "event", "refusal", "operation", "code", "check");
+      Set.of("guard", "reason", "from", "to", "event", "refusal", "operation", "code", "check");
 
   @Test
   void noMeterIsTaggedWithAnUnboundedIdentifier() {
@@ -57,6 +57,7 @@ class MetricsCardinalityTest {
       }
     }
     assertThat(meters.get("fencepost.fence.rejections").counter().count()).isEqualTo(1.0);
+    assertThat(meters.get("fencepost.guard.rejections").counter().count()).isEqualTo(1.0);
     assertThat(meters.get("fencepost.payout.transitions.rejected").counter().count())
         .isEqualTo(1.0);
     assertThat(meters.find("fencepost.payment.requests.rejected").counters()).hasSize(2);

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import javax.sql.DataSource;
 import org.springframework.batch.core.configuration.annotation.StepScope;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.job.builder.JobBuilder;
@@ -19,8 +20,10 @@ import org.springframework.batch.core.step.builder.SimpleStepBuilder;
 import org.springframework.batch.core.step.builder.StepBuilder;
 import org.springframework.batch.infrastructure.item.ItemProcessor;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -60,6 +63,20 @@ public class PayoutJobConfiguration {
         proxy.getTimeout(),
         proxy.getReadTimeout(),
         credentials.getIfAvailable());
+  }
+
+  /** paydb's backlog gauges (ADR 0175), refreshed on their own thread; closed with the context. */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnProperty(
+      name = "fencepost.payout.metrics.enabled",
+      havingValue = "true",
+      matchIfMissing = true)
+  PaydbGauges paydbGauges(
+      @Qualifier(PaydbAutoConfiguration.QUALIFIER) DataSource paydb,
+      PayoutJobProperties properties,
+      MeterRegistry meters) {
+    PayoutJobProperties.Metrics metrics = properties.getMetrics();
+    return new PaydbGauges(paydb, metrics.getAmbiguousSla(), meters).start(metrics.getRefresh());
   }
 
   /** No-op in production; tests bind one that stops a worker at a chosen point (UC-04). */

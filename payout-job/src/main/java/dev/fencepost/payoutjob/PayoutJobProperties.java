@@ -50,6 +50,8 @@ public class PayoutJobProperties {
 
   private final Loop loop = new Loop();
 
+  private final Metrics metrics = new Metrics();
+
   public String getWorkerId() {
     return workerId;
   }
@@ -115,6 +117,63 @@ public class PayoutJobProperties {
 
   public Loop getLoop() {
     return loop;
+  }
+
+  public Metrics getMetrics() {
+    return metrics;
+  }
+
+  /**
+   * paydb's backlog as gauges ({@link PaydbGauges}, ADR 0175): read on a schedule by every worker,
+   * so the alerts on backlog, ambiguity and reconciliation work whichever job runs when.
+   */
+  public static class Metrics {
+
+    /** Publish the paydb gauges. */
+    private boolean enabled = true;
+
+    /**
+     * How often the gauges' queries run (one small set of indexed queries per worker and interval,
+     * never per scrape); at least one second.
+     */
+    private Duration refresh = Duration.ofSeconds(30);
+
+    /**
+     * A-10's resolution SLA for a RAIL_AMBIGUOUS payout; keep it equal to the reconciler's {@code
+     * fencepost.reconciliation.resolution-sla} (both default to 4 h), which pages the same payouts
+     * as AMBIGUOUS_BEYOND_SLA.
+     */
+    private Duration ambiguousSla = Duration.ofHours(4);
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public Duration getRefresh() {
+      return refresh;
+    }
+
+    public void setRefresh(Duration refresh) {
+      if (refresh.compareTo(Duration.ofSeconds(1)) < 0) {
+        throw new IllegalArgumentException("fencepost.payout.metrics.refresh must be at least 1s");
+      }
+      this.refresh = refresh;
+    }
+
+    public Duration getAmbiguousSla() {
+      return ambiguousSla;
+    }
+
+    public void setAmbiguousSla(Duration ambiguousSla) {
+      if (ambiguousSla.isNegative() || ambiguousSla.isZero()) {
+        throw new IllegalArgumentException("fencepost.payout.metrics.ambiguous-sla must be > 0");
+      }
+      this.ambiguousSla = ambiguousSla;
+    }
   }
 
   /** The rail proxy, the second guard. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencepost.payment.AccountId;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
+import dev.fencepost.testsupport.metrics.ScrapeCardinality;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -60,6 +61,39 @@ class ExecutePayoutTest extends OneWorkerTest {
     assertThat(again.outcome()).isEqualTo(PayoutOutcome.ALREADY_TERMINAL);
     assertThat(platform.movements(payout.id())).isEqualTo(1);
     assertThat(platform.submissions(payout.id())).isEqualTo(1);
+  }
+
+  @Test
+  @Tag("NFR-09")
+  void noMetricOfTheWorkerCarriesAPayoutAnAccountATokenOrAWorkerAsATag() throws Exception {
+    List<Payout> payouts = platform.accountWithPayouts("metrics", 10_000, 2, 700);
+    Payout poor = platform.accountWithPayouts("metricspoor", 100, 1, 5_000).get(0);
+    Platform.run(worker);
+    PayoutExecutor executor = worker.getBean(PayoutExecutor.class);
+    executor.execute(payouts.get(0));
+    worker.getBean(PaydbGauges.class).refresh();
+
+    List<String> identifiers = new java.util.ArrayList<>();
+    for (Payout p : List.of(payouts.get(0), payouts.get(1), poor)) {
+      identifiers.add(p.id().toString());
+      identifiers.add(p.accountId().value());
+      identifiers.add(p.clientReference());
+      Payout done = platform.reload(p);
+      identifiers.add(String.valueOf(done.tokenStamp()));
+      if (done.railReference() != null) {
+        identifiers.add(done.railReference());
+      }
+    }
+    identifiers.add(executor.worker().id());
+    // The worker's registry holds the job's, the lock starter's, payment-resource's and the paydb
+    // gauges' meters: the same check as every application's.
+    String scrape =
+        worker.getBean(io.micrometer.prometheusmetrics.PrometheusMeterRegistry.class).scrape();
+    ScrapeCardinality.assertBounded(scrape, identifiers);
+    assertThat(scrape)
+        .contains("fencepost_payout_job_outcomes_total")
+        .contains("fencepost_lock_client_acquire_seconds_count")
+        .contains("fencepost_payouts{");
   }
 
   @Test

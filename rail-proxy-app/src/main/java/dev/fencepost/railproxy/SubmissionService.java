@@ -1,7 +1,12 @@
 package dev.fencepost.railproxy;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.spi.LoggingEventBuilder;
@@ -41,6 +46,29 @@ public final class SubmissionService {
     this.rail = rail;
     this.switches = switches;
     this.meters = meters;
+    // Registered up front so that the rules see zeroes, not missing series (ADR 0175).
+    for (String reason : GUARD_REJECTION_REASONS) {
+      guardRejection(reason);
+    }
+  }
+
+  /**
+   * The reasons of {@code fencepost.guard.rejections{guard=rail-proxy}}: a stale token, a second
+   * submission of a payout, and each grant refusal code, lower-cased. A closed set.
+   */
+  static final List<String> GUARD_REJECTION_REASONS =
+      Stream.concat(
+              Stream.of("stale_token", "duplicate_submission"),
+              Arrays.stream(GrantRefusedException.Code.values())
+                  .map(c -> c.name().toLowerCase(Locale.ROOT)))
+          .toList();
+
+  private Counter guardRejection(String reason) {
+    return Counter.builder("fencepost.guard.rejections")
+        .description("Requests a guard refused, by guard and reason (UC-03)")
+        .tag("guard", "rail-proxy")
+        .tag("reason", reason)
+        .register(meters);
   }
 
   /** The submission's result: the outcome recorded for it. */
@@ -128,6 +156,7 @@ public final class SubmissionService {
               store.recordGrantRejection(
                   refused.code().name(), request, refused.keyId(), refused.getMessage()));
       countGrantRefusal(refused.code().name());
+      guardRejection(refused.code().name().toLowerCase(Locale.ROOT)).increment();
       refusal(log.atWarn(), "rail.submission.grant_refused", request)
           .addKeyValue("code", refused.code().name())
           .addKeyValue("grantKeyId", refused.keyId())
@@ -258,6 +287,7 @@ public final class SubmissionService {
 
   private void fencedOut(SubmissionRequest request, long highWater) {
     meters.counter("fencepost.fence.rejections", "guard", "rail-proxy").increment();
+    guardRejection("stale_token").increment();
     refusal(log.atWarn(), "lock.fenced_out", request)
         .addKeyValue("highWater", highWater)
         .log("stale fencing token refused by the rail proxy; never forwarded");
@@ -265,6 +295,7 @@ public final class SubmissionService {
 
   private void duplicate(SubmissionRequest request, SubmissionRecord existing) {
     meters.counter("fencepost.rail.submission.duplicates", "guard", "rail-proxy").increment();
+    guardRejection("duplicate_submission").increment();
     log.atWarn()
         .addKeyValue("event", "rail.submission.duplicate")
         .addKeyValue("guard", "rail-proxy")

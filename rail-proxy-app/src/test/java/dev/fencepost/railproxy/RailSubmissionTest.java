@@ -21,8 +21,10 @@ import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
 import dev.fencepost.testsupport.http.TestHttp;
 import dev.fencepost.testsupport.logging.CapturedEvents;
+import dev.fencepost.testsupport.metrics.ScrapeCardinality;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,6 +77,7 @@ class RailSubmissionTest {
   @LocalServerPort int port;
   @LocalManagementPort int managementPort;
   @Autowired MeterRegistry meters;
+  @Autowired PrometheusMeterRegistry prometheus;
 
   ProxyHttp proxy;
   JdbcTemplate jdbc;
@@ -273,6 +276,7 @@ class RailSubmissionTest {
     railAnswers(first, created("RAIL-FIRST"));
     railAnswers(stale, created("RAIL-STALE"));
     double before = counter("fencepost.fence.rejections");
+    double staleBefore = guardRejections("stale_token");
     proxy.submit(first, account, 12);
 
     HttpResponse<String> response = proxy.submit(stale, account, 11);
@@ -287,6 +291,7 @@ class RailSubmissionTest {
     assertThat(count("rail_submission WHERE payout_id = ?", stale)).isZero();
     assertThat(rejections(stale)).containsExactly("FENCED:11:12");
     assertThat(counter("fencepost.fence.rejections") - before).isEqualTo(1);
+    assertThat(guardRejections("stale_token") - staleBefore).isEqualTo(1);
     assertThat(events.named("lock.fenced_out"))
         .singleElement()
         .satisfies(
@@ -321,6 +326,8 @@ class RailSubmissionTest {
     String payout = payout();
     railAnswers(payout, created("RAIL-ONCE"));
     double before = counter("fencepost.rail.submission.duplicates");
+    double duplicatesBefore = guardRejections("duplicate_submission");
+    double staleBefore = guardRejections("stale_token");
     proxy.submit(payout, account, 30);
 
     HttpResponse<String> sameToken = proxy.submit(payout, account, 30);
@@ -340,6 +347,8 @@ class RailSubmissionTest {
     // A refused duplicate does not advance the high-water: the intent transaction rolled back.
     assertThat(highWater(account)).isEqualTo(30);
     assertThat(counter("fencepost.rail.submission.duplicates") - before).isEqualTo(2);
+    assertThat(guardRejections("duplicate_submission") - duplicatesBefore).isEqualTo(2);
+    assertThat(guardRejections("stale_token") - staleBefore).isZero();
     assertThat(events.named("rail.submission.duplicate")).hasSize(2);
   }
 
@@ -617,6 +626,33 @@ class RailSubmissionTest {
             + " FROM submission_rejection WHERE payout_id = ? ORDER BY id",
         String.class,
         payout);
+  }
+
+  @Test
+  @Tag("NFR-09")
+  void noMetricCarriesAPayoutAnAccountATokenOrAReferenceAsATag() {
+    String account = account();
+    String accepted = payout();
+    String stale = payout();
+    railAnswers(accepted, created("RAIL-METRICS"));
+    railAnswers(stale, created("RAIL-METRICS-STALE"));
+    proxy.submit(accepted, account, 77);
+    proxy.submit(accepted, account, 78);
+    proxy.submit(stale, account, 76);
+
+    ScrapeCardinality.assertBounded(
+        prometheus.scrape(),
+        List.of(account, accepted, stale, "76", "77", "78", "RAIL-METRICS", "RAIL-METRICS-STALE"));
+  }
+
+  /** {@code fencepost.guard.rejections{guard=rail-proxy,reason}}: registered at start. */
+  private double guardRejections(String reason) {
+    return meters
+        .get("fencepost.guard.rejections")
+        .tag("guard", "rail-proxy")
+        .tag("reason", reason)
+        .counter()
+        .count();
   }
 
   private double counter(String name) {

@@ -183,6 +183,14 @@ class SignedGrantSubmissionTest {
                     "GRANT_MISSING")
                 .count())
         .isPositive();
+    assertThat(
+            app.getBean(MeterRegistry.class)
+                .get("fencepost.guard.rejections")
+                .tag("guard", "rail-proxy")
+                .tag("reason", "grant_missing")
+                .counter()
+                .count())
+        .isPositive();
   }
 
   @Test

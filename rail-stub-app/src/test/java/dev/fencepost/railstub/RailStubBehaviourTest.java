@@ -6,11 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencepost.testsupport.metrics.ScrapeCardinality;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -38,6 +41,7 @@ class RailStubBehaviourTest {
 
   @LocalServerPort int port;
   @Autowired MeterRegistry meters;
+  @Autowired PrometheusMeterRegistry prometheus;
 
   StubHttp stub;
 
@@ -49,6 +53,17 @@ class RailStubBehaviourTest {
   @BeforeEach
   void freshRail() throws Exception {
     stub = StubHttp.ofEmptyRail(port);
+  }
+
+  @Test
+  @Tag("NFR-09")
+  void noMetricCarriesAClientReferenceOrARailReferenceAsATag() throws Exception {
+    HttpResponse<String> moved =
+        stub.post("/rail/payments", payment("cref-metrics"), CALLER_TIMEOUT);
+    assertThat(moved.statusCode()).isEqualTo(201);
+
+    ScrapeCardinality.assertBounded(prometheus.scrape(), List.of("cref-metrics"));
+    assertThat(prometheus.scrape()).contains("fencepost_stub_payments_total");
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencepost.testsupport.metrics.ScrapeCardinality;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -55,10 +56,9 @@ class ReconciliationJobTest extends ReconciliationTestBase {
   @Test
   @Tag("NFR-09")
   void noReconciliationMetricCarriesAnIdentifier() {
+    java.util.UUID payoutId = java.util.UUID.randomUUID();
     World.send(
-        "POST",
-        payoutOps(java.util.UUID.randomUUID()) + "/cancel",
-        "{\"operator\":\"erin\",\"reason\":\"metrics\"}");
+        "POST", payoutOps(payoutId) + "/cancel", "{\"operator\":\"erin\",\"reason\":\"metrics\"}");
     String scrape = World.send("GET", management("/actuator/prometheus"), null).body();
 
     java.util.List<String> ours =
@@ -68,6 +68,8 @@ class ReconciliationJobTest extends ReconciliationTestBase {
     assertThat(ours)
         .noneMatch(l -> l.matches(".*[0-9a-f]{8}-[0-9a-f]{4}-.*"))
         .noneMatch(l -> l.contains("acc-") || l.contains("fp-"));
+    // The same check as every application's, over every fencepost_ series this one exports.
+    ScrapeCardinality.assertBounded(scrape, java.util.List.of(payoutId.toString(), "erin"));
   }
 
   @Test

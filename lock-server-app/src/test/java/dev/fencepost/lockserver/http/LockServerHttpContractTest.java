@@ -7,6 +7,7 @@ import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.lockserver.TestIdentities;
 import dev.fencepost.lockserver.http.LockServerClient.Response;
 import dev.fencepost.testsupport.grants.TestGrants;
+import dev.fencepost.testsupport.metrics.ScrapeCardinality;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -359,6 +360,8 @@ public abstract class LockServerHttpContractTest {
     assertThat(scrape).contains("fencepost_lock_revokes_total");
     assertThat(scrape).doesNotContain(owner).doesNotContain(session).doesNotContain(key);
     assertThat(scrape).doesNotContainPattern("(token|key|owner|session|sessionId)=\"");
+    ScrapeCardinality.assertBounded(
+        scrape, java.util.List.of(owner, session, key, String.valueOf(token), "oncall", "probe"));
   }
 
   @Test

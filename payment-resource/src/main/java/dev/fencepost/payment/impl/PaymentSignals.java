@@ -31,6 +31,7 @@ public final class PaymentSignals {
 
   private final MeterRegistry registry;
   private final Counter fenceRejections;
+  private final Counter guardRejections;
 
   public PaymentSignals(MeterRegistry registry) {
     this.registry = registry;
@@ -38,6 +39,13 @@ public final class PaymentSignals {
         Counter.builder("fencepost.fence.rejections")
             .description("Writes refused because their token was below the stored fence (FR-16)")
             .tag("guard", GUARD)
+            .register(registry);
+    // The one reason this guard refuses a write: the rail proxy has more (ADR 0175).
+    this.guardRejections =
+        Counter.builder("fencepost.guard.rejections")
+            .description("Requests a guard refused, by guard and reason (UC-03)")
+            .tag("guard", GUARD)
+            .tag("reason", "stale_token")
             .register(registry);
   }
 
@@ -61,6 +69,7 @@ public final class PaymentSignals {
 
   public void fencedOut(FencedOutException e, PayoutId payoutId) {
     fenceRejections.increment();
+    guardRejections.increment();
     log.atWarn()
         .addKeyValue("event", "lock.fenced_out")
         .addKeyValue("guard", GUARD)

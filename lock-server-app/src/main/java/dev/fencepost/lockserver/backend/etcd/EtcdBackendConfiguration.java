@@ -1,6 +1,7 @@
 package dev.fencepost.lockserver.backend.etcd;
 
 import io.etcd.jetcd.Client;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -21,6 +22,18 @@ public class EtcdBackendConfiguration {
   @Bean(destroyMethod = "close")
   Client fencepostEtcdClient(EtcdBackendProperties properties) {
     return EtcdClients.create(properties);
+  }
+
+  /** etcd's leader elections as a counter (NFR-02, ADR 0175); stopped with the context. */
+  @Bean(destroyMethod = "close")
+  EtcdLeaderChanges etcdLeaderChanges(
+      Client fencepostEtcdClient, EtcdBackendProperties properties, MeterRegistry meters) {
+    return new EtcdLeaderChanges(
+            fencepostEtcdClient.getKVClient(),
+            properties.keyPrefix(),
+            properties.callTimeout(),
+            meters)
+        .start(properties.leaderPoll());
   }
 
   /**

@@ -39,6 +39,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param password the etcd user's password; from the environment ({@code
  *     FENCEPOST_LOCK_ETCD_PASSWORD}) or a mounted secret at run time, never from shipped
  *     configuration. Unset or blank without a user; required with one
+ * @param leaderPoll how often the lock server reads etcd's raft term to count leader elections
+ *     ({@code fencepost.lock.etcd.leader.changes}, NFR-02, ADR 0175): one count-only read of one
+ *     key per interval. Default 5 s; at least 1 s
  */
 @ConfigurationProperties("fencepost.lock.etcd")
 public record EtcdBackendProperties(
@@ -49,7 +52,8 @@ public record EtcdBackendProperties(
     Long revisionFloor,
     @DefaultValue Tls tls,
     String user,
-    String password) {
+    String password,
+    Duration leaderPoll) {
 
   @ConstructorBinding
   public EtcdBackendProperties {
@@ -64,6 +68,10 @@ public record EtcdBackendProperties(
     tls = tls == null ? new Tls(null, null, null, null) : tls;
     user = user == null || user.isBlank() ? null : user;
     password = password == null || password.isEmpty() ? null : password;
+    leaderPoll = leaderPoll == null ? Duration.ofSeconds(5) : leaderPoll;
+    if (leaderPoll.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw new IllegalArgumentException("fencepost.lock.etcd.leader-poll must be at least 1s");
+    }
     if (revisionFloor < 0) {
       throw new IllegalArgumentException("fencepost.lock.etcd.revision-floor must not be negative");
     }
@@ -91,6 +99,28 @@ public record EtcdBackendProperties(
       throw new IllegalArgumentException(
           "fencepost.lock.etcd.password is set but fencepost.lock.etcd.user is not");
     }
+  }
+
+  /** With the default leader poll. */
+  public EtcdBackendProperties(
+      List<String> endpoints,
+      String keyPrefix,
+      Duration callTimeout,
+      Duration operationTimeout,
+      Long revisionFloor,
+      Tls tls,
+      String user,
+      String password) {
+    this(
+        endpoints,
+        keyPrefix,
+        callTimeout,
+        operationTimeout,
+        revisionFloor,
+        tls,
+        user,
+        password,
+        null);
   }
 
   /** The plaintext defaults, the backend's behaviour before TLS and authentication existed. */

@@ -54,6 +54,15 @@ class EtcdBackendPropertiesTest {
     assertThat(properties.callTimeout()).isEqualTo(Duration.ofMillis(500));
     assertThat(properties.operationTimeout()).isEqualTo(Duration.ofSeconds(3));
     assertThat(properties.revisionFloor()).as("no restore pending").isZero();
+    assertThat(properties.leaderPoll()).isEqualTo(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void theLeaderPollIsBoundAndRefusedBelowOneSecond() {
+    assertThat(bind(Map.of("fencepost.lock.etcd.leader-poll", "30s")).leaderPoll())
+        .isEqualTo(Duration.ofSeconds(30));
+    assertThatThrownBy(() -> bind(Map.of("fencepost.lock.etcd.leader-poll", "200ms")))
+        .hasRootCauseMessage("fencepost.lock.etcd.leader-poll must be at least 1s");
   }
 
   @Test
