@@ -1,5 +1,6 @@
 package dev.fencepost.deploy.helm;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesResource;
 import io.fabric8.kubernetes.api.model.LabelSelector;
@@ -187,10 +188,13 @@ final class Manifests {
 
     record RuleGroup(String name, String interval, List<Rule> rules) {}
 
+    /** One rule of monitoring.coreos.com/v1's Rule ({@code for} is a Java keyword). */
     record Rule(
         String alert,
         String record,
         String expr,
+        @JsonProperty("for") String forDuration,
+        @JsonProperty("keep_firing_for") String keepFiringFor,
         Map<String, String> labels,
         Map<String, String> annotations) {}
   }
