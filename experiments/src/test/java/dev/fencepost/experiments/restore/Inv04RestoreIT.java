@@ -52,6 +52,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * docs/evidence/inv04-restore.md is written from the runs of both that passed in this JVM.
  */
 @Tag("INV-04")
+@Tag("long")
 class Inv04RestoreIT {
 
   static final long FUNDING = 100_000;

@@ -41,6 +41,7 @@ import org.junit.jupiter.api.Test;
 @Tag("UC-06")
 @Tag("FR-08")
 @Tag("NFR-08")
+@Tag("long")
 class Uc06ForceRevokeIT {
 
   static final long FUNDING = 10_000;

@@ -236,8 +236,29 @@ class Uc03PausedHolderIT {
   }
 
   @ParameterizedTest(name = "{0}")
-  @EnumSource(Cell.class)
+  @EnumSource(
+      value = Cell.class,
+      names = {"C_HIGH_WATER_OFF", "D_UNIQUENESS_OFF"},
+      mode = EnumSource.Mode.EXCLUDE)
   void negativeControlMatrix(Cell cell) {
+    matrixCell(cell);
+  }
+
+  /**
+   * The long tier's cells: each proxy guard alone. The rail proxy's own
+   * FencingSwitchNegativeControlTest shows the same in the test command; here they cost a proxy
+   * restart each.
+   */
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(
+      value = Cell.class,
+      names = {"C_HIGH_WATER_OFF", "D_UNIQUENESS_OFF"})
+  @Tag("long")
+  void negativeControlMatrixOneProxyGuardOff(Cell cell) {
+    matrixCell(cell);
+  }
+
+  private static void matrixCell(Cell cell) {
     Outcome o =
         switch (cell.race) {
           case CLAIM -> claimRace(cell.scenario, cell.title, cell.guards, Point.CLAIMED, true);
