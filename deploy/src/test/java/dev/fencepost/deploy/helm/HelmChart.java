@@ -58,15 +58,7 @@ final class HelmChart {
    * Renders {@code variant} with {@code sets} as {@code --set key=value}; throws what Helm says.
    */
   static String render(Variant variant, Map<String, String> sets) {
-    TemplateCommand template =
-        new Helm(renderableCopy())
-            .template()
-            .withName(RELEASE)
-            .withNamespace(NAMESPACE)
-            .withKubeVersion(KUBE_VERSION);
-    if (variant.valuesFile().isPresent()) {
-      template = template.withValuesFile(variant.valuesFile().get());
-    }
+    TemplateCommand template = template(renderableCopy(), variant);
     for (Map.Entry<String, String> set : sets.entrySet()) {
       template = template.set(set.getKey(), set.getValue());
     }
@@ -79,13 +71,7 @@ final class HelmChart {
       Path values = Files.createTempFile("fencepost-values", ".yaml");
       try {
         Files.writeString(values, yaml, StandardCharsets.UTF_8);
-        return new Helm(renderableCopy())
-            .template()
-            .withName(RELEASE)
-            .withNamespace(NAMESPACE)
-            .withKubeVersion(KUBE_VERSION)
-            .withValuesFile(values)
-            .call();
+        return template(renderableCopy(), Variant.DEFAULTS).withValuesFile(values).call();
       } finally {
         Files.deleteIfExists(values);
       }
@@ -104,19 +90,24 @@ final class HelmChart {
           chartYaml,
           text.replaceFirst("(?m)^version: .*$", "version: " + version),
           StandardCharsets.UTF_8);
-      TemplateCommand template =
-          new Helm(copy)
-              .template()
-              .withName(RELEASE)
-              .withNamespace(NAMESPACE)
-              .withKubeVersion(KUBE_VERSION);
-      if (variant.valuesFile().isPresent()) {
-        template = template.withValuesFile(variant.valuesFile().get());
-      }
-      return template.call();
+      return template(copy, variant).call();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** The release's template command on {@code chart}, with {@code variant}'s values file if any. */
+  private static TemplateCommand template(Path chart, Variant variant) {
+    TemplateCommand template =
+        new Helm(chart)
+            .template()
+            .withName(RELEASE)
+            .withNamespace(NAMESPACE)
+            .withKubeVersion(KUBE_VERSION);
+    if (variant.valuesFile().isPresent()) {
+      template = template.withValuesFile(variant.valuesFile().get());
+    }
+    return template;
   }
 
   private static Path renderableCopy() {
