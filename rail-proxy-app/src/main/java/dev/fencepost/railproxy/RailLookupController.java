@@ -24,6 +24,9 @@ class RailLookupController {
   RailLookupController(RailClient rail, MeterRegistry meters) {
     this.rail = rail;
     this.meters = meters;
+    // Both results at zero from the start, for the rules' rate() and the dashboards.
+    meters.counter("fencepost.rail.lookups", "result", "ok");
+    meters.counter("fencepost.rail.lookups", "result", "unavailable");
   }
 
   @GetMapping("/v1/rail/payments")

@@ -50,6 +50,11 @@ public final class SubmissionService {
     for (String reason : GUARD_REJECTION_REASONS) {
       guardRejection(reason);
     }
+    // At zero from the start: Prometheus's increase() needs a sample before the first refusal, or
+    // the first fenced-out write and the first duplicate would never raise an alert (a game day
+    // found that).
+    meters.counter("fencepost.fence.rejections", "guard", "rail-proxy");
+    meters.counter("fencepost.rail.submission.duplicates", "guard", "rail-proxy");
   }
 
   /**

@@ -181,6 +181,7 @@ public final class ExperimentRun implements AutoCloseable {
     private boolean loop;
     private boolean pauseLandsAfterCheck;
     private boolean gated;
+    private boolean served;
     private JavaProcess lockServer;
     private final List<String> extra = new ArrayList<>();
 
@@ -224,6 +225,16 @@ public final class ExperimentRun implements AutoCloseable {
      */
     public WorkerSpec gated() {
       this.gated = true;
+      return this;
+    }
+
+    /**
+     * Serve its management endpoints on a loopback port of its own (as the payout workers'
+     * Deployment does), so that a Prometheus can scrape its metrics; the worker otherwise runs
+     * without a web server.
+     */
+    public WorkerSpec served() {
+      this.served = true;
       return this;
     }
 
@@ -272,11 +283,18 @@ public final class ExperimentRun implements AutoCloseable {
       } else {
         args.once();
       }
+      if (served) {
+        args.set("spring.main.web-application-type", "servlet");
+      }
       extra.forEach(args::set);
+      JavaProcess.Builder builder =
+          JavaProcess.jar(id, Settings.workerJar()).tls(LockServers.tls());
+      if (served) {
+        builder.httpPort(0);
+      }
       JavaProcess process =
           LocalIdentity.withEnvironment(
-                  JavaProcess.jar(id, Settings.workerJar()).tls(LockServers.tls()),
-                  LockServers.identity().clientEnvironment(FencepostRole.PAYOUT_WORKER))
+                  builder, LockServers.identity().clientEnvironment(FencepostRole.PAYOUT_WORKER))
               .leanJvm()
               .heap("192m")
               .log(dir.resolve("logs").resolve(id + ".log"))

@@ -189,6 +189,17 @@ public final class Stack {
   }
 
   /**
+   * Stops the rail proxy with these switches (a game day that ends an instance started with a guard
+   * off); the next {@link #proxy(Guards)} with them starts a new one.
+   */
+  public synchronized void closeProxy(Guards guards) {
+    JavaProcess proxy = proxies.remove(guards.proxy());
+    if (proxy != null) {
+      proxy.close();
+    }
+  }
+
+  /**
    * Every movement the stub made (history-checker's records), read as an operator: the stub serves
    * its ledger to no one else but the reconciler.
    */

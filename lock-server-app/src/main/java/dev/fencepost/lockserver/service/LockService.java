@@ -70,6 +70,10 @@ public final class LockService {
             .description("Operator force-revokes (FR-08); every one is an alert")
             .tag("backend", backend.name())
             .register(meters);
+    // Every bound's refusal counter at zero, so that the first 429 is an increase (ADR 0175).
+    for (CapacityExceededException.Limit limit : CapacityExceededException.Limit.values()) {
+      capacityRejections(limit);
+    }
     this.waiting =
         new WaitingAcquires(
             properties.maxWaitingAcquires(), properties.maxWaitingAcquiresPerSession());
@@ -308,16 +312,19 @@ public final class LockService {
     return result;
   }
 
+  private Counter capacityRejections(CapacityExceededException.Limit limit) {
+    return Counter.builder("fencepost.lock.capacity.rejections")
+        .description("Requests refused with 429 because a capacity bound is reached (ADR 0165)")
+        .tag("limit", limit.tag())
+        .tag("backend", backend.name())
+        .register(meters);
+  }
+
   /** Logs and counts a capacity refusal; the caller throws what this returns. */
   private CapacityExceededException refused(
       CapacityExceededException.Limit limit, long max, String operation, SessionId sessionId) {
     // Tags: the bound and the backend, a fixed few values; the session goes to the log only.
-    Counter.builder("fencepost.lock.capacity.rejections")
-        .description("Requests refused with 429 because a capacity bound is reached (ADR 0165)")
-        .tag("limit", limit.tag())
-        .tag("backend", backend.name())
-        .register(meters)
-        .increment();
+    capacityRejections(limit).increment();
     log.atWarn()
         .addKeyValue("event", "lock.capacity_rejected")
         .addKeyValue("limit", limit.tag())

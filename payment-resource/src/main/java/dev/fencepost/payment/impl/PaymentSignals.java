@@ -47,7 +47,16 @@ public final class PaymentSignals {
             .tag("guard", GUARD)
             .tag("reason", "stale_token")
             .register(registry);
+    // At zero from the start, as every counter an alert reads with increase(): the first failure
+    // must be an increase, not the birth of a series (ADR 0175).
+    for (String check : LEDGER_CHECKS) {
+      registry.counter("fencepost.ledger.assertion.failures", "check", check);
+    }
   }
+
+  /** The INV-03 checks made inside a writing transaction ({@link #ledgerAssertionFailed}). */
+  static final java.util.List<String> LEDGER_CHECKS =
+      java.util.List.of("group_sum", "account_balance");
 
   /** Registers the FR-29 gauge and, when the fence is off, says so loudly (ADR 0035). */
   public void fencingMode(FencingMode mode) {

@@ -1,0 +1,391 @@
+package dev.fencepost.experiments.gameday;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencepost.experiments.harness.EvidenceAfterAllPassed;
+import dev.fencepost.experiments.harness.ExperimentRun;
+import dev.fencepost.experiments.harness.Guards;
+import dev.fencepost.experiments.harness.LockBackend;
+import dev.fencepost.experiments.harness.LockServers;
+import dev.fencepost.experiments.harness.Settings;
+import dev.fencepost.experiments.harness.Stack;
+import dev.fencepost.experiments.harness.Worker;
+import dev.fencepost.launcher.LocalIdentity;
+import dev.fencepost.launcher.process.JavaProcess;
+import dev.fencepost.launcher.prometheus.PrometheusServer.Sample;
+import dev.fencepost.payment.Payout;
+import dev.fencepost.payment.PayoutState;
+import dev.fencepost.payoutjob.PayoutFailpoint.Point;
+import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.http.TestHttp;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Game days on the local platform (NFR-11): each test injects one failure into real processes
+ * scraped by a real Prometheus loaded with the shipped rules, measures the time until the alert
+ * fires through Prometheus's API, executes the alert's runbook (every query, statement and endpoint
+ * it runs is checked to be in the runbook's text) and verifies recovery. The last test checks the
+ * Grafana dashboards against the metric names this Prometheus really saw.
+ *
+ * <p>The test command runs the fast subset; the game days tagged {@code long} (an alert with a
+ * {@code for:} of minutes, or a slow injection) run in the long tier. docs/evidence/game-days.md is
+ * written from the run once every game day of the tier passed.
+ */
+@Tag("NFR-11")
+@Tag("NFR-10")
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class GameDaysIT {
+
+  static final long FUNDING = 10_000;
+  static final long AMOUNT = 2_500;
+  static final String OPERATOR = LocalIdentity.clientId(FencepostRole.OPERATOR);
+
+  /** How long any alert may take to fire: its {@code for:} plus a generous margin. */
+  static final Duration FIRE_BUDGET = Duration.ofMinutes(2);
+
+  /** The paydb gauges re-read every second, so a game day does not wait 30 s for them. */
+  static final String FAST_GAUGES = "--fencepost.payout.metrics.refresh=1s";
+
+  static final List<GameDay> DAYS = Collections.synchronizedList(new ArrayList<>());
+  static final int[] CHECKED = new int[2];
+
+  /** The tests of this tier: the long ones are excluded from the test command. */
+  static final int FAST = 3;
+
+  static final int LONG = 0;
+
+  @RegisterExtension
+  static final EvidenceAfterAllPassed EVIDENCE =
+      new EvidenceAfterAllPassed(
+          Settings.longTier() ? FAST + LONG : FAST,
+          () -> GameDayReport.write(DAYS, Settings.longTier(), CHECKED[0], CHECKED[1]));
+
+  final Observatory obs = Observatory.shared();
+  final Stack stack = Stack.shared();
+
+  @Test
+  @Order(1)
+  void aGuardSwitchedOffPagesAndClearsWhenTheInstanceIsStopped() {
+    GameDay day =
+        new GameDay(
+            "A rail proxy started with its high-water check off",
+            "FencepostFencingDisabled",
+            "page",
+            Runbook.named("fencing-disabled"));
+    Map<String, String> labels = Map.of("guard", "rail-proxy", "check", "high-water");
+    assertThat(obs.active(day.alert(), labels)).as("quiet before the injection").isFalse();
+
+    // The guarded instances are scraped too: recovery is every guard reporting on again.
+    watchTheServices(LockBackend.POSTGRES);
+    Guards off = Guards.ALL_ON.withHighWater(false);
+    JavaProcess started = stack.proxy(off);
+    // From the moment the instance answers: its JVM's start is not detection time.
+    day.injected("a rail proxy instance started with `high-water-enabled=false` (FR-29's switch)");
+    JavaProcess proxy = obs.watch("rail-proxy", started);
+    obs.awaitFiring(day, labels, FIRE_BUDGET);
+
+    String confirm =
+        day.runbook().requireSays("min by (instance, guard, check) (fencepost_fencing_enabled)");
+    List<Sample> enabled = obs.prometheus().query(confirm);
+    assertThat(enabled)
+        .anySatisfy(
+            s -> {
+              assertThat(s.labels()).containsEntry("check", "high-water");
+              assertThat(s.value()).isZero();
+            });
+    day.step(confirm, "PromQL through Prometheus's API", describe(enabled));
+    day.runbook().requireSays("The instance logged `fencing.disabled` (WARN) at start");
+    List<String> logged = proxy.logLines("\"fencing.disabled\"");
+    assertThat(logged).isNotEmpty();
+    day.step(
+        "The instance logged `fencing.disabled` (WARN) at start",
+        "read the instance's log",
+        logged.size() + " `fencing.disabled` event(s)");
+    day.runbook().requireSays("scale it to 0 (`kubectl scale deploy <name> --replicas=0`)");
+    stack.closeProxy(off);
+    obs.forget(proxy);
+    day.step(
+        "scale it to 0 (`kubectl scale deploy <name> --replicas=0`)",
+        "the instance stopped (SIGTERM) and removed from the scrape: the local equivalent",
+        "stopped");
+
+    Duration resolved = obs.awaitResolved(day.alert(), labels, FIRE_BUDGET);
+    String verify = day.runbook().requireSays("min(fencepost_fencing_enabled) == 1");
+    List<Sample> after = obs.prometheus().query(verify);
+    assertThat(after).singleElement().satisfies(s -> assertThat(s.value()).isEqualTo(1.0));
+    day.step(verify, "PromQL through Prometheus's API", describe(after));
+    day.recovered("the alert resolved " + seconds(resolved) + " after the instance stopped");
+    DAYS.add(day);
+  }
+
+  @Test
+  @Order(2)
+  void aRevokeOfALiveHolderIsReportedAndItsLateWriteIsFencedOut() {
+    GameDay revoked =
+        new GameDay(
+            "Break-glass revoke of a live holder",
+            "FencepostLockRevoked",
+            "ticket",
+            Runbook.named("lock-revoked"));
+    GameDay fenced =
+        new GameDay(
+            "The revoked holder's late write",
+            "FencepostFencedOutWrite",
+            "ticket",
+            Runbook.named("fenced-out-write"));
+    Map<String, String> proxyGuard = Map.of("guard", "rail-proxy");
+    watchTheServices(LockBackend.POSTGRES);
+    assertThat(obs.active(revoked.alert(), Map.of())).as("quiet before the injection").isFalse();
+    assertThat(obs.active(fenced.alert(), proxyGuard)).as("quiet before the injection").isFalse();
+
+    try (ExperimentRun run =
+        ExperimentRun.start("gameday-revoke", "Game day: revoke of a live holder", Guards.ALL_ON)) {
+      Payout payout = run.payout("gdrev", FUNDING, AMOUNT);
+      String account = payout.accountId().value();
+      String key = "payout:" + account;
+      Worker w1 = run.worker("w1").pauseAt(Point.CLAIMED).pauseLandsAfterCheck().start();
+      // The successor loops from the start: while w1's session lives, the key is held for it.
+      Worker w2 = run.worker("w2").loop().served().start();
+      w1.awaitParked(Duration.ofMinutes(3));
+      obs.watch("payout-job", w2.process());
+
+      String reason = "game day: holder parked mid-payout, lease kept alive";
+      revoked.injected("an operator force-revokes the key of a worker parked mid-payout");
+      HttpResponse<String> revoke =
+          TestHttp.unchecked(
+              () ->
+                  operator(stack.lockServer(LockBackend.POSTGRES))
+                      .post(
+                          "/v1/admin/locks/" + key + "/revoke",
+                          "{\"operator\":\"" + OPERATOR + "\",\"reason\":\"" + reason + "\"}"));
+      assertThat(revoke.statusCode()).as(revoke.body()).isEqualTo(200);
+      obs.awaitFiring(revoked, Map.of(), FIRE_BUDGET);
+
+      String audit =
+          revoked.runbook().requireSays("SELECT * FROM lock_audit ORDER BY id DESC LIMIT 10;");
+      List<Map<String, Object>> rows = Sql.rows(stack.lockdb(), audit);
+      assertThat(rows)
+          .first()
+          .satisfies(
+              r -> {
+                assertThat(r).containsEntry("operator", OPERATOR).containsEntry("reason", reason);
+                assertThat(r.get("lock_key")).isEqualTo(key);
+              });
+      revoked.step(
+          audit,
+          "lockdb, as its runtime role",
+          "latest row: operator " + OPERATOR + ", reason \"" + reason + "\", key of the account");
+
+      run.awaitState(payout, PayoutState.POSTED);
+      String holder = revoked.runbook().requireSays("/v1/locks/payout:<accountId>");
+      HttpResponse<String> now =
+          TestHttp.unchecked(
+              () -> operator(stack.lockServer(LockBackend.POSTGRES)).get("/v1/locks/" + key));
+      revoked.step(
+          "curl ... " + holder,
+          "GET /v1/locks/" + "payout:<accountId> with an OPERATOR token",
+          now.statusCode() + ": " + (now.statusCode() == 404 ? "free" : "held (by the successor)"));
+      assertThat(now.statusCode()).isIn(200, 404);
+
+      fenced.injected("the revoked holder goes on with its old token");
+      run.resume(w1, false, "the revoked holder goes on with its old token");
+      w1.awaitExit(Duration.ofMinutes(2));
+      obs.awaitFiring(fenced, proxyGuard, FIRE_BUDGET);
+
+      String perGuard =
+          fenced
+              .runbook()
+              .requireSays("sum by (guard) (increase(fencepost_fence_rejections_total[1h]))");
+      List<Sample> byGuard = obs.prometheus().query(perGuard);
+      assertThat(byGuard)
+          .anySatisfy(
+              s -> {
+                assertThat(s.labels()).containsEntry("guard", "rail-proxy");
+                assertThat(s.value()).isGreaterThan(0);
+              });
+      fenced.step(perGuard, "PromQL through Prometheus's API", describe(byGuard));
+      String rejections =
+          fenced
+              .runbook()
+              .requireSays(
+                  "SELECT id, reason, payout_id, account_id, presented_token, high_water, created_at"
+                      + " FROM submission_rejection WHERE reason = 'FENCED' ORDER BY id DESC LIMIT 20;");
+      List<Map<String, Object>> refused = Sql.rowsReadOnlyAsOwner(stack.proxydb(), rejections);
+      assertThat(refused).anySatisfy(r -> assertThat(r).containsEntry("account_id", account));
+      fenced.step(
+          rejections,
+          "proxydb, read-only (the runtime role may only append to it)",
+          "a FENCED row for the account (presented token below the high-water)");
+      String fence =
+          fenced
+              .runbook()
+              .requireSays("SELECT id, fence, updated_at FROM account WHERE id = '<accountId>';");
+      List<Map<String, Object>> fences =
+          Sql.rows(run.paydb(), fence.replace("<accountId>", account));
+      assertThat(fences).singleElement();
+      fenced.step(
+          fence, "paydb, as its runtime role", "the account's fence is the successor's token");
+      fenced.runbook().requireSays("lock-lost");
+      fenced.step(
+          "Check its log around the time for ... a lost lock (`lock-lost` with reason ... REVOKED",
+          "read the stale holder's log",
+          w1.process().logLines("lock.fenced_out").size()
+              + " `lock.fenced_out` event(s) from w1, the revoked owner");
+
+      String progress =
+          fenced
+              .runbook()
+              .requireSays(
+                  "SELECT state, count(*) FROM payout WHERE account_id = '<accountId>' GROUP BY state");
+      List<Map<String, Object>> states =
+          Sql.rows(run.paydb(), progress.replace("<accountId>", account));
+      assertThat(states)
+          .singleElement()
+          .satisfies(r -> assertThat(r).containsEntry("state", "POSTED"));
+      fenced.step(progress, "paydb, as its runtime role", "POSTED: 1");
+      revoked.step(
+          progress, "paydb, as its runtime role", "POSTED: 1 (the account's payouts move again)");
+      assertThat(run.movements(payout)).isEqualTo(1);
+      revoked.recovered(
+          "the account's payout was POSTED by the successor under a higher token, one movement on the rail");
+      fenced.recovered("nothing moved twice (one movement, one submission); the payout is POSTED");
+      run.terminate(w2, "the payout is POSTED");
+      obs.forget(w2.process());
+      assertThat(run.finish().report().safe()).isTrue();
+    }
+    DAYS.add(revoked);
+    DAYS.add(fenced);
+  }
+
+  @Test
+  @Order(90)
+  void everyDashboardQueryNamesOnlyMetricsTheApplicationsExport() {
+    // The etcd backend's own meters are exported only by a lock server on etcd.
+    JavaProcess onEtcd = obs.watch("lock-server", stack.lockServer(LockBackend.ETCD));
+    watchTheServices(LockBackend.POSTGRES);
+    // The last run's findings are published once a run has completed: a worker and one run.
+    try (ExperimentRun run =
+            ExperimentRun.start(
+                "gameday-dashboards", "Game day: one reconciliation run", Guards.ALL_ON);
+        Reconciler reconciler = Reconciler.start(run, List.of())) {
+      run.payout("gddash", FUNDING, AMOUNT);
+      Worker w = run.worker("w1").loop().served().arg(FAST_GAUGES).start();
+      obs.watch("payout-job", w.process());
+      obs.watch("reconciliation-job", reconciler.process());
+      HttpResponse<String> launched = reconciler.launch("");
+      assertThat(launched.statusCode()).as(launched.body()).isBetween(200, 202);
+      Awaitility.await("a completed reconciliation run")
+          .atMost(Duration.ofMinutes(2))
+          .pollInterval(Duration.ofMillis(500))
+          .until(
+              () ->
+                  !Sql.rows(
+                          run.paydb(),
+                          "SELECT id FROM reconciliation_run WHERE status = 'COMPLETED'")
+                      .isEmpty());
+      dashboardsRead(onEtcd);
+      run.terminate(w, "checked");
+      obs.forget(w.process());
+      obs.forget(reconciler.process());
+    }
+  }
+
+  void dashboardsRead(JavaProcess onEtcd) {
+    List<DashboardQueries.Query> queries = DashboardQueries.all();
+    Set<String> used = new TreeSet<>();
+    queries.forEach(q -> used.addAll(DashboardQueries.metricNames(q.expr())));
+    // Until the etcd server's first samples and a recording rule's evaluation over them are in.
+    Set<String> seen = new TreeSet<>();
+    try {
+      Awaitility.await("every dashboard metric scraped or recorded")
+          .atMost(Duration.ofMinutes(1))
+          .pollInterval(Duration.ofSeconds(1))
+          .until(
+              () -> {
+                seen.clear();
+                seen.addAll(obs.prometheus().metricNames());
+                return seen.containsAll(used);
+              });
+    } catch (ConditionTimeoutException e) {
+      // reported below, name by name
+    }
+    assertThat(queries).hasSizeGreaterThan(20);
+    Map<String, Set<String>> missing = new TreeMap<>();
+    for (DashboardQueries.Query q : queries) {
+      Set<String> names = DashboardQueries.metricNames(q.expr());
+      assertThat(names)
+          .as("%s / %s reads a metric: %s", q.dashboard(), q.panel(), q.expr())
+          .isNotEmpty();
+      for (String name : names) {
+        if (!seen.contains(name)) {
+          missing
+              .computeIfAbsent(name, n -> new TreeSet<>())
+              .add(q.dashboard() + " / " + q.panel());
+        }
+      }
+    }
+    assertThat(missing)
+        .as("names in dashboards that no application exported (%s seen)", seen.size())
+        .isEmpty();
+    CHECKED[0] = queries.size();
+    CHECKED[1] = seen.size();
+    obs.forget(onEtcd);
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  void watchTheServices(LockBackend backend) {
+    obs.watch("lock-server", stack.lockServer(backend));
+    obs.watch("rail-proxy", stack.proxy(Guards.ALL_ON));
+    obs.watch("rail-stub", stack.stub());
+  }
+
+  static TestHttp operator(JavaProcess service) {
+    return new TestHttp(
+        HttpClient.newHttpClient(),
+        service.baseUrl(),
+        Duration.ofSeconds(30),
+        request -> LockServers.identity().tokens(FencepostRole.OPERATOR).currentToken());
+  }
+
+  static String describe(List<Sample> samples) {
+    if (samples.isEmpty()) {
+      return "no series";
+    }
+    return samples.stream()
+        .map(
+            s ->
+                s.labels().entrySet().stream()
+                        .filter(e -> !e.getKey().equals("__name__"))
+                        .filter(e -> !e.getKey().equals("instance"))
+                        .map(e -> e.getKey() + "=" + e.getValue())
+                        .collect(Collectors.joining(",", "{", "}"))
+                    + " "
+                    + (s.value() == Math.rint(s.value())
+                        ? String.valueOf((long) s.value())
+                        : String.valueOf(s.value())))
+        .collect(Collectors.joining("; "));
+  }
+
+  static String seconds(Duration d) {
+    return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+  }
+}
