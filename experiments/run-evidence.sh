@@ -10,7 +10,7 @@
 #   experiments/run-evidence.sh Uc04CrashRecoveryIT -o           # Maven arguments are passed on
 #
 # With no class named: UC-03 and its negative-control matrix, UC-04, UC-06, UC-08, the INV-04
-# restore on both backends and the unauthorised caller. The chaos runs are named when wanted
+# restore on both backends, the unauthorised caller and the game days. The chaos runs are named when wanted
 # (ChaosRunIT writes chaos-ci.md and chaos-etcd-ci.md, ChaosRunLongIT chaos.md and chaos-etcd.md:
 # each runs once per lock backend); NFR-07's table (docs/evidence/nfr-07.md) is kept by hand.
 # The long tier is on (UC-08 takes its lock backend down for the long outage, the etcd restore
@@ -30,7 +30,7 @@ for arg in "$@"; do
   esac
 done
 if [ -z "$classes" ]; then
-  classes='Uc03PausedHolderIT,Uc04CrashRecoveryIT,Uc06ForceRevokeIT,Uc08LockBackendOutageIT,Inv04RestoreIT,Inv04EtcdRestoreLongIT,UnauthorisedCallerIT'
+  classes='Uc03PausedHolderIT,Uc04CrashRecoveryIT,Uc06ForceRevokeIT,Uc08LockBackendOutageIT,Inv04RestoreIT,Inv04EtcdRestoreLongIT,UnauthorisedCallerIT,GameDaysIT'
 fi
 # reconciliation-job is named too: the experiments start its exec jar, which -am alone does not build.
 exec ./mvnw -B -pl experiments,reconciliation-job -am verify \

@@ -70,7 +70,7 @@ class GameDaysIT {
   /** The tests of this tier: the long ones are excluded from the test command. */
   static final int FAST = 3;
 
-  static final int LONG = 0;
+  static final int LONG = 2;
 
   @RegisterExtension
   static final EvidenceAfterAllPassed EVIDENCE =
@@ -276,6 +276,174 @@ class GameDaysIT {
   }
 
   @Test
+  @Order(10)
+  @Tag("long")
+  void aWorkerFrozenPastItsLeaseIsFencedOutAtPaydb() {
+    GameDay day =
+        new GameDay(
+            "A worker frozen past its lease, thawed after its successor re-claimed",
+            "FencepostFencedOutWrite",
+            "ticket",
+            Runbook.named("fenced-out-write"));
+    Map<String, String> paydbGuard = Map.of("guard", "paydb");
+    watchTheServices(LockBackend.POSTGRES);
+    assertThat(obs.active(day.alert(), paydbGuard)).as("quiet before the injection").isFalse();
+    try (ExperimentRun run =
+        ExperimentRun.start(
+            "gameday-frozen", "Game day: a worker frozen past its lease", Guards.ALL_ON)) {
+      Payout payout = run.payout("gdfrz", FUNDING, AMOUNT);
+      String account = payout.accountId().value();
+      // w1 loops and serves its metrics, so that its refused write is scraped after it.
+      Worker w1 =
+          run.worker("w1").pauseAt(Point.CLAIMED).pauseLandsAfterCheck().loop().served().start();
+      Worker w2 = run.worker("w2").pauseAt(Point.RECLAIMED).loop().gated().start();
+      w1.awaitParked(Duration.ofMinutes(3));
+      obs.watch("payout-job", w1.process());
+      run.stop(w1, "parked at CLAIMED; frozen past its lease");
+      w2.awaitReady(Duration.ofMinutes(3));
+      run.openGate(w2, "successor may run");
+      w2.awaitParked(Duration.ofMinutes(3));
+      day.injected(
+          "w1 (SIGSTOPped after its claim, past its 3 s lease) thaws after w2 re-claimed the payout");
+      run.resume(w1, true, "thawed while w2 is parked after its re-claim");
+      obs.awaitFiring(day, paydbGuard, FIRE_BUDGET);
+
+      String perGuard =
+          day.runbook()
+              .requireSays("sum by (guard) (increase(fencepost_fence_rejections_total[1h]))");
+      List<Sample> byGuard = obs.prometheus().query(perGuard);
+      assertThat(byGuard)
+          .anySatisfy(
+              x -> {
+                assertThat(x.labels()).containsEntry("guard", "paydb");
+                assertThat(x.value()).isGreaterThan(0);
+              });
+      day.step(perGuard, "PromQL through Prometheus's API", describe(byGuard));
+      String fence =
+          day.runbook()
+              .requireSays("SELECT id, fence, updated_at FROM account WHERE id = '<accountId>';");
+      assertThat(Sql.rows(run.paydb(), fence.replace("<accountId>", account))).singleElement();
+      day.step(fence, "paydb, as its runtime role", "the fence holds w2's token, above w1's");
+      day.step(
+          "Events `lock.fenced_out` (WARN) name the guard, `key`, `presentedToken`, `storedFence`",
+          "read w1's log",
+          w1.process().logLines("lock.fenced_out").size() + " `lock.fenced_out` event(s)");
+      day.runbook().requireSays("Events `lock.fenced_out` (WARN) name the guard");
+
+      run.resume(w2, false, "w2 goes on to submit");
+      run.awaitState(payout, PayoutState.POSTED);
+      String progress =
+          day.runbook()
+              .requireSays(
+                  "SELECT state, count(*) FROM payout WHERE account_id = '<accountId>' GROUP BY state");
+      assertThat(Sql.rows(run.paydb(), progress.replace("<accountId>", account)))
+          .singleElement()
+          .satisfies(r -> assertThat(r).containsEntry("state", "POSTED"));
+      day.step(progress, "paydb, as its runtime role", "POSTED: 1");
+      assertThat(run.movements(payout)).isEqualTo(1);
+      day.recovered("the successor POSTED the payout; one movement on the rail");
+      run.terminate(w1, "checked");
+      obs.forget(w1.process());
+      assertThat(run.finish().report().safe()).isTrue();
+    }
+    DAYS.add(day);
+  }
+
+  @Test
+  @Order(11)
+  @Tag("long")
+  void aDuplicateMovementOnTheRailPagesOnceReconciliationFindsIt() {
+    GameDay day =
+        new GameDay(
+            "A second movement for a posted payout, found by reconciliation",
+            "FencepostDuplicateMovement",
+            "page",
+            Runbook.named("duplicate-movement"));
+    Map<String, String> duplicate = Map.of("discrepancy", "DUPLICATE_SUBMISSION");
+    watchTheServices(LockBackend.POSTGRES);
+    assertThat(obs.active(day.alert(), duplicate)).as("quiet before the injection").isFalse();
+    try (ExperimentRun run =
+            ExperimentRun.start(
+                "gameday-duplicate", "Game day: a duplicate movement", Guards.ALL_ON);
+        Reconciler reconciler = Reconciler.start(run, List.of())) {
+      java.time.Instant from =
+          java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+      Payout payout = run.payout("gddup", FUNDING, AMOUNT);
+      Worker w = run.worker("w1").loop().served().arg(FAST_GAUGES).start();
+      obs.watch("payout-job", w.process());
+      obs.watch("reconciliation-job", reconciler.process());
+      run.awaitState(payout, PayoutState.POSTED);
+
+      day.injected(
+          "a second movement with the posted payout's client reference, sent to the rail past both guards");
+      HttpResponse<String> rogue = rogueMovement(payout);
+      assertThat(rogue.statusCode()).as(rogue.body()).isBetween(200, 201);
+      String window =
+          "windowFrom="
+              + from
+              + ",windowTo="
+              + java.time.Instant.now()
+                  .plusSeconds(1)
+                  .truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+      day.runbook();
+      HttpResponse<String> launched = reconciler.launch(window);
+      assertThat(launched.statusCode()).as(launched.body()).isBetween(200, 202);
+      obs.awaitFiring(day, duplicate, FIRE_BUDGET);
+
+      String confirm =
+          day.runbook()
+              .requireSays(
+                  "max by (discrepancy) (fencepost_reconciliation_last_run_findings{discrepancy=\"DUPLICATE_SUBMISSION\"})");
+      List<Sample> found = obs.prometheus().query(confirm);
+      assertThat(found).singleElement().satisfies(x -> assertThat(x.value()).isEqualTo(1.0));
+      day.step(confirm, "PromQL through Prometheus's API", describe(found));
+      String findings =
+          day.runbook()
+              .requireSays(
+                  "SELECT r.id, r.window_from, r.window_to, r.finished_at, f.subject, f.payout_id,"
+                      + " f.account_id, f.detail FROM reconciliation_run r JOIN reconciliation_finding"
+                      + " f ON f.run_id = r.id WHERE f.discrepancy = 'DUPLICATE_SUBMISSION' ORDER BY"
+                      + " r.finished_at DESC LIMIT 20;");
+      List<Map<String, Object>> rows = Sql.rows(run.paydb(), findings);
+      assertThat(rows)
+          .singleElement()
+          .satisfies(
+              r ->
+                  assertThat(String.valueOf(r.get("payout_id"))).isEqualTo(payout.id().toString()));
+      day.step(
+          findings,
+          "paydb, as its runtime role",
+          "one DUPLICATE_SUBMISSION finding, for the payout");
+      String submissions =
+          day.runbook()
+              .requireSays(
+                  "SELECT id, payout_id, fencing_token, outcome, rail_reference, created_at FROM"
+                      + " rail_submission WHERE client_reference = '<clientReference>';");
+      List<Map<String, Object>> recorded =
+          Sql.rows(
+              stack.proxydb(), submissions.replace("<clientReference>", payout.clientReference()));
+      assertThat(recorded).hasSize(1);
+      day.step(
+          submissions,
+          "proxydb, as its runtime role",
+          "one submission recorded: the second movement did not pass the proxy");
+      assertThat(run.movements(payout)).isEqualTo(2);
+      day.step(
+          "/rail/admin/movements?clientReference=<clientReference>",
+          "the rail stub's movements, read as an operator",
+          "2 movements for the reference");
+      day.runbook().requireSays("/rail/admin/movements?clientReference=<clientReference>");
+      day.recovered(
+          "detected, not repaired (reconciliation never moves money): the payout stays POSTED, the"
+              + " finding names it, and the runbook's next step is the rail's recall");
+      run.terminate(w, "checked");
+      obs.forget(w.process());
+      obs.forget(reconciler.process());
+    }
+    DAYS.add(day);
+  }
+
+  @Test
   @Order(90)
   void everyDashboardQueryNamesOnlyMetricsTheApplicationsExport() {
     // The etcd backend's own meters are exported only by a lock server on etcd.
@@ -356,6 +524,27 @@ class GameDaysIT {
     obs.watch("lock-server", stack.lockServer(backend));
     obs.watch("rail-proxy", stack.proxy(Guards.ALL_ON));
     obs.watch("rail-stub", stack.stub());
+  }
+
+  /** A movement sent to the rail with the rail proxy's own credential, past both guards. */
+  HttpResponse<String> rogueMovement(Payout payout) {
+    String body =
+        "{\"clientReference\":\""
+            + payout.clientReference()
+            + "\",\"amountMinor\":"
+            + payout.amountMinor()
+            + ",\"currency\":\""
+            + payout.currency()
+            + "\",\"beneficiaryRef\":\""
+            + payout.beneficiaryRef()
+            + "\"}";
+    TestHttp rail =
+        new TestHttp(
+            HttpClient.newHttpClient(),
+            stack.stub().baseUrl(),
+            Duration.ofSeconds(30),
+            request -> LockServers.identity().tokens(FencepostRole.RAIL_PROXY).currentToken());
+    return TestHttp.unchecked(() -> rail.post("/rail/payments", body));
   }
 
   static TestHttp operator(JavaProcess service) {
