@@ -11,6 +11,10 @@ import dev.fencepost.experiments.harness.Settings;
 import dev.fencepost.experiments.harness.Stack;
 import dev.fencepost.experiments.harness.Worker;
 import dev.fencepost.launcher.LocalIdentity;
+import dev.fencepost.launcher.etcd.EtcdCluster;
+import dev.fencepost.launcher.etcd.EtcdMember;
+import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
+import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.launcher.prometheus.PrometheusServer.Sample;
 import dev.fencepost.payment.Payout;
@@ -70,7 +74,7 @@ class GameDaysIT {
   /** The tests of this tier: the long ones are excluded from the test command. */
   static final int FAST = 3;
 
-  static final int LONG = 2;
+  static final int LONG = 8;
 
   @RegisterExtension
   static final EvidenceAfterAllPassed EVIDENCE =
@@ -178,6 +182,13 @@ class GameDaysIT {
                           "{\"operator\":\"" + OPERATOR + "\",\"reason\":\"" + reason + "\"}"));
       assertThat(revoke.statusCode()).as(revoke.body()).isEqualTo(200);
       obs.awaitFiring(revoked, Map.of(), FIRE_BUDGET);
+      // The injection is the break-glass procedure itself (UC-06), run as it is written.
+      Runbook.named("break-glass-revoke")
+          .requireSays("https://$HOST:8081/v1/admin/locks/payout:<accountId>/revoke");
+      revoked.step(
+          "break-glass-revoke.md: POST https://$HOST:8081/v1/admin/locks/payout:<accountId>/revoke",
+          "as an OPERATOR, with a reason (the injection)",
+          revoke.statusCode() + " " + revoke.body().replaceAll("\\s+", " "));
 
       String audit =
           revoked.runbook().requireSays("SELECT * FROM lock_audit ORDER BY id DESC LIMIT 10;");
@@ -273,6 +284,98 @@ class GameDaysIT {
     }
     DAYS.add(revoked);
     DAYS.add(fenced);
+  }
+
+  /**
+   * The game days whose alerts wait minutes ({@code for:} and budgets) start first and are checked
+   * last, so that their waits overlap the other game days instead of adding to them.
+   */
+  static Background backlog;
+
+  static Background unreadable;
+
+  static Background ambiguous;
+
+  /** The ambiguity SLA of the rail game day: A-10's 4 hours is not a game day's time. */
+  static final String SHORT_SLA = "30s";
+
+  /** A game day left running across tests: its run, its worker, and when it was injected. */
+  record Background(GameDay day, ExperimentRun run, Worker worker, Payout payout) {}
+
+  @Test
+  @Order(5)
+  @Tag("long")
+  void startTheSlowGameDays() {
+    watchTheServices(LockBackend.POSTGRES);
+    assertThat(obs.active("FencepostPendingBacklogOld", Map.of())).isFalse();
+    assertThat(obs.active("FencepostPaydbGaugesUnreadable", Map.of())).isFalse();
+
+    GameDay stopped =
+        new GameDay(
+            "Payout workers running with their loop switched off",
+            "FencepostPendingBacklogOld",
+            "ticket",
+            Runbook.named("pending-backlog"));
+    ExperimentRun run =
+        ExperimentRun.start("gameday-backlog", "Game day: workers not working", Guards.ALL_ON);
+    Payout payout = run.payout("gdbkl", FUNDING, AMOUNT);
+    // Up, healthy and scraped, publishing paydb's gauges, but launching no payout job: a
+    // configuration mistake (or a stuck loop) that leaves the backlog to age.
+    Worker idle =
+        run.worker("w1")
+            .loop()
+            .served()
+            .arg(FAST_GAUGES)
+            .arg("--fencepost.payout.loop.enabled=false")
+            .start();
+    obs.watch("payout-job", idle.process());
+    stopped.injected(
+        "a payout created while the only worker runs with `fencepost.payout.loop.enabled=false`",
+        payout.createdAt());
+    backlog = new Background(stopped, run, idle, payout);
+
+    GameDay blind =
+        new GameDay(
+            "The workers lose their read grant on reconciliation_run",
+            "FencepostPaydbGaugesUnreadable",
+            "ticket",
+            Runbook.named("paydb-gauges-unreadable"));
+    ExperimentRun run2 =
+        ExperimentRun.start(
+            "gameday-unreadable", "Game day: paydb gauges unreadable", Guards.ALL_ON);
+    Worker reader = run2.worker("w1").loop().served().arg(FAST_GAUGES).start();
+    obs.watch("payout-job", reader.process());
+    Sql.asOwner(
+        run2.paydb(),
+        "REVOKE SELECT ON reconciliation_run FROM " + run2.paydb().runtime().username());
+    blind.injected("`REVOKE SELECT ON reconciliation_run` from the workers' runtime role");
+    unreadable = new Background(blind, run2, reader, null);
+
+    GameDay silent =
+        new GameDay(
+            "The rail stops answering for a payout",
+            "FencepostAmbiguousPastSla",
+            "ticket",
+            Runbook.named("ambiguous-past-sla"));
+    ExperimentRun run3 =
+        ExperimentRun.start(
+            "gameday-ambiguous", "Game day: the rail stops answering", Guards.ALL_ON);
+    Payout unanswered = run3.payout("gdamb", FUNDING, AMOUNT);
+    run3.railFaults(Map.of(unanswered.clientReference(), "TIMEOUT_BEFORE_SETTLE"));
+    silent.injected(
+        "the rail stops answering the payout's submission (no answer, nothing moved); the"
+            + " resolution SLA configured to "
+            + SHORT_SLA
+            + " instead of 4 h, on the workers and the reconciler alike");
+    Worker submitter =
+        run3.worker("w1")
+            .loop()
+            .served()
+            .arg(FAST_GAUGES)
+            .arg("--fencepost.payout.metrics.ambiguous-sla=" + SHORT_SLA)
+            .start();
+    obs.watch("payout-job", submitter.process());
+    ambiguous = new Background(silent, run3, submitter, unanswered);
   }
 
   @Test
@@ -444,6 +547,358 @@ class GameDaysIT {
   }
 
   @Test
+  @Order(12)
+  @Tag("long")
+  void theLockBackendDownPagesTwiceAndTheBacklogDrainsWhenItReturns() throws Exception {
+    GameDay down =
+        new GameDay(
+            "lockdb's PostgreSQL stopped under a working lock server",
+            "FencepostLockBackendUnavailable",
+            "page",
+            Runbook.named("lock-backend-outage"));
+    GameDay burn =
+        new GameDay(
+            "The same outage, as the workers' lock SLO sees it",
+            "FencepostLockAcquireBudgetBurnFast",
+            "page",
+            Runbook.named("lock-acquire-slo-burn"));
+    assertThat(obs.active(down.alert(), Map.of())).as("quiet before the injection").isFalse();
+    assertThat(obs.active(burn.alert(), Map.of())).as("quiet before the injection").isFalse();
+    try (ExperimentRun run =
+            ExperimentRun.start(
+                "gameday-outage", "Game day: the lock backend down", Guards.ALL_ON);
+        EmbeddedPostgresServer lockPostgres = EmbeddedPostgresServer.startDedicated()) {
+      PostgresDatabase lockdb = lockPostgres.createDatabase("gd_outage_lockdb");
+      JavaProcess server =
+          LockServers.launch(
+              "lock-server-gdoutage",
+              run.dir().resolve("logs").resolve("lock-server.log"),
+              LockServers.on(lockdb));
+      try {
+        LockServers.awaitUp(server);
+        obs.watch("lock-server", server);
+        List<Payout> before = run.payouts("gdout", FUNDING, 3, AMOUNT);
+        Worker w = run.worker("w1").loop().served().arg(FAST_GAUGES).lockServer(server).start();
+        obs.watch("payout-job", w.process());
+        for (Payout p : before) {
+          run.awaitState(p, PayoutState.POSTED);
+        }
+        lockPostgres.stop();
+        down.injected("lockdb's PostgreSQL server stopped; paydb, the proxy and the rail stay up");
+        burn.injected(down.injection(), down.injectedAt());
+        List<Payout> during = run.payouts("gdoutd", FUNDING, 3, AMOUNT);
+        obs.awaitFiring(down, Map.of(), Duration.ofMinutes(4));
+        obs.awaitFiring(burn, Map.of(), Duration.ofMinutes(4));
+
+        String rate =
+            down.runbook()
+                .requireSays(
+                    "sum by (instance, backend) (rate(fencepost_lock_operations_seconds_count{outcome=\"backend_unavailable\"}[5m]))");
+        List<Sample> refused = obs.prometheus().query(rate);
+        assertThat(refused).anySatisfy(x -> assertThat(x.value()).isGreaterThan(0));
+        down.step(rate, "PromQL through Prometheus's API", describe(refused));
+        down.runbook().requireSays("https://$HOST:9081/actuator/health");
+        HttpResponse<String> health =
+            TestHttp.unchecked(() -> management(server).get("/actuator/health"));
+        down.step(
+            "curl -s --cacert \"$CA\" https://$HOST:9081/actuator/health",
+            "GET /actuator/health on the lock server's management port",
+            health.statusCode() + " " + TestHttp.json(health).path("status").asString());
+        down.runbook().requireSays("-c 'SELECT 1'");
+        String probe;
+        try {
+          Sql.rows(lockdb, "SELECT 1");
+          probe = "answered";
+        } catch (IllegalStateException e) {
+          probe = "refused: the database is down";
+        }
+        assertThat(probe).startsWith("refused");
+        down.step("psql ... -c 'SELECT 1' (lockdb)", "a connection to lockdb", probe);
+        for (String q :
+            List.of(
+                "fencepost:lock_acquire_errors:ratio_rate5m",
+                "sum by (instance) (rate(fencepost_lock_client_acquire_seconds_count{outcome=\"unavailable\"}[5m]))")) {
+          burn.runbook().requireSays(q);
+          burn.step(q, "PromQL through Prometheus's API", describe(obs.prometheus().query(q)));
+        }
+        assertThat(during)
+            .allSatisfy(p -> assertThat(run.reload(p).state()).isEqualTo(PayoutState.PENDING));
+        burn.step(
+            "Which workers: a single worker is its network, all of them is the lock service.",
+            "paydb: the payouts created during the outage",
+            "all PENDING: nothing claimed without a grant");
+
+        down.runbook().requireSays("restore the database service");
+        lockPostgres.start();
+        down.step(
+            "PostgreSQL: restore the database service",
+            "the same server started again on its data directory",
+            "started");
+        for (Payout p : during) {
+          run.awaitState(p, PayoutState.POSTED);
+        }
+        String acquired =
+            down.runbook()
+                .requireSays("fencepost_lock_client_acquire_seconds_count{outcome=\"acquired\"}");
+        Awaitility.await("acquires succeed again, as Prometheus sees them")
+            .atMost(Duration.ofMinutes(1))
+            .until(
+                () ->
+                    obs.prometheus().query("sum(increase(" + acquired + "[30s]))").stream()
+                        .anyMatch(x -> x.value() > 0));
+        down.step(acquired + " rising again", "PromQL: its increase over 30 s", "above 0");
+        down.recovered(
+            "the backlog created during the outage was POSTED once the database was back, no"
+                + " payout claimed without a grant; the alert clears when the 5 m window holds"
+                + " no 503 (not awaited)");
+        burn.recovered(
+            "acquires succeed again; the short window (5 m) ends the alert (not awaited)");
+        run.terminate(w, "the backlog drained");
+        obs.forget(w.process());
+        assertThat(run.finish().report().safe()).isTrue();
+      } finally {
+        obs.forget(server);
+        server.close();
+      }
+    }
+    DAYS.add(down);
+    DAYS.add(burn);
+  }
+
+  @Test
+  @Order(13)
+  @Tag("long")
+  void etcdElectingLeaderAfterLeaderIsReportedOnceTheHourlyAllowanceIsSpent() {
+    GameDay day =
+        new GameDay(
+            "etcd loses its leader again and again",
+            "FencepostEtcdLeaderElections",
+            "ticket",
+            Runbook.named("etcd-leader-elections"));
+    assertThat(obs.active(day.alert(), Map.of())).as("quiet before the injection").isFalse();
+    java.nio.file.Path logs = Settings.runsDir().resolve("gameday-elections");
+    try (EtcdCluster etcd = EtcdCluster.builder().members(3).start()) {
+      JavaProcess server =
+          LockServers.launch(
+              "lock-server-gdelections",
+              logs.resolve("lock-server.log"),
+              LockServers.onEtcd(etcd.endpoints()));
+      try {
+        LockServers.awaitUp(server);
+        obs.watch("lock-server", server);
+        // NFR-02's allowance is 3 elections an hour: the fourth spends it.
+        for (int i = 1; i <= 4; i++) {
+          EtcdMember leader = etcd.awaitLeader(Duration.ofSeconds(30));
+          if (i == 4) {
+            day.injected(
+                "the etcd leader SIGKILLed for the fourth time within the hour (then restarted)");
+          }
+          leader.kill();
+          etcd.awaitNewLeader(leader, Duration.ofSeconds(30));
+          leader.restart();
+          etcd.awaitFollowing(leader, Duration.ofSeconds(30));
+          int seen = i;
+          // Each election is seen by the lock server's term poll (5 s) before the next kill.
+          Awaitility.await("the lock server counted election " + i)
+              .atMost(Duration.ofMinutes(1))
+              .until(() -> server.logLines("lock.etcd.leader_changed").size() >= seen);
+        }
+        obs.awaitFiring(day, Map.of(), FIRE_BUDGET);
+        for (String q :
+            List.of(
+                "max(increase(fencepost_lock_etcd_leader_changes_total[1h]))",
+                "max by (instance) (fencepost_lock_etcd_raft_term)")) {
+          day.runbook().requireSays(q);
+          day.step(q, "PromQL through Prometheus's API", describe(obs.prometheus().query(q)));
+        }
+        day.runbook().requireSays("`lock.etcd.leader_changed`");
+        day.step(
+            "The lock server logs `lock.etcd.leader_changed` (previousTerm, term) at each one.",
+            "read the lock server's log",
+            server.logLines("lock.etcd.leader_changed").size() + " event(s)");
+        EtcdMember leader = etcd.awaitLeader(Duration.ofSeconds(30));
+        HttpResponse<String> health =
+            TestHttp.unchecked(() -> management(server).get("/actuator/health"));
+        assertThat(health.statusCode()).isEqualTo(200);
+        day.recovered(
+            "the cluster has a leader ("
+                + leader.name()
+                + ") and the lock server is healthy; the ticket clears when the hour's window"
+                + " passes (not awaited)");
+      } finally {
+        obs.forget(server);
+        server.close();
+      }
+    }
+    DAYS.add(day);
+  }
+
+  @Test
+  @Order(80)
+  @Tag("long")
+  void theUnreadableGaugesTicketFiresAndClearsWhenTheGrantIsBack() {
+    Background b = unreadable;
+    assertThat(b).as("started by startTheSlowGameDays").isNotNull();
+    GameDay day = b.day();
+    obs.awaitFiring(day, Map.of(), Duration.ofMinutes(13));
+    String confirm =
+        day.runbook()
+            .requireSays(
+                "count by (instance) (fencepost_payout_ambiguous_past_sla != fencepost_payout_ambiguous_past_sla)");
+    List<Sample> nan = obs.prometheus().query(confirm);
+    assertThat(nan).isNotEmpty();
+    day.step(confirm, "PromQL through Prometheus's API", nan.size() + " worker(s) publishing NaN");
+    day.runbook().requireSays("`payout.paydb_gauges.failed`");
+    List<String> failed = b.worker().process().logLines("payout.paydb_gauges.failed");
+    assertThat(failed).anySatisfy(l -> assertThat(l).contains("permission denied"));
+    day.step(
+        "Worker events: `payout.paydb_gauges.failed` (WARN, with the error)",
+        "read the worker's log",
+        failed.size() + " event(s), \"permission denied for table reconciliation_run\"");
+    String grants = day.runbook().requireSays("paydb-007-runtime-grants");
+    int applied =
+        Sql.reapplyGrants(b.run().paydb(), "db/changelog/paydb/007-runtime-role.sql", grants);
+    day.step(
+        "A permission error ... re-apply the grants of changeset `paydb-007-runtime-grants` as the owner",
+        "the changeset's GRANT statements, as paydb's owner",
+        applied + " statements applied");
+    Duration resolved = obs.awaitResolved(day.alert(), Map.of(), Duration.ofMinutes(2));
+    day.step(
+        "No NaN from any worker; `payout.paydb_gauges.failed` stops.",
+        "the alert's state through Prometheus's API",
+        "resolved " + seconds(resolved) + " after the grants");
+    day.recovered(
+        "the gauges read again and the ticket resolved " + seconds(resolved) + " after the grants");
+    b.run().terminate(b.worker(), "checked");
+    obs.forget(b.worker().process());
+    b.run().close();
+    DAYS.add(day);
+  }
+
+  @Test
+  @Order(81)
+  @Tag("long")
+  void theBacklogTicketFiresAfterItsBudgetAndClearsWhenAWorkerRuns() {
+    Background b = backlog;
+    assertThat(b).as("started by startTheSlowGameDays").isNotNull();
+    GameDay day = b.day();
+    // The 15 minute budget and the alert's 5 minutes: no rule is shortened for a game day.
+    obs.awaitFiring(day, Map.of(), Duration.ofMinutes(25));
+    for (String q :
+        List.of(
+            "max(fencepost_payout_pending_oldest_age_seconds)",
+            "max by (state) (fencepost_payouts)",
+            "sum by (instance, outcome) (rate(fencepost_payout_job_outcomes_total[5m]))")) {
+      day.runbook().requireSays(q);
+      day.step(q, "PromQL through Prometheus's API", describe(obs.prometheus().query(q)));
+    }
+    day.runbook().requireSays("https://$HOST:9085/actuator/batchjobs/payoutJob");
+    HttpResponse<String> executions =
+        TestHttp.unchecked(
+            () -> management(b.worker().process()).get("/actuator/batchjobs/payoutJob"));
+    assertThat(executions.statusCode()).as(executions.body()).isEqualTo(200);
+    day.step(
+        "curl ... https://$HOST:9085/actuator/batchjobs/payoutJob",
+        "GET the worker's recent executions with an OPERATOR token",
+        executions.statusCode() + ": no execution launched (the loop is off)");
+    day.runbook().requireSays("kubectl scale deploy payout-job --replicas=<n>");
+    Worker working = b.run().worker("w2").loop().served().arg(FAST_GAUGES).start();
+    obs.watch("payout-job", working.process());
+    day.step(
+        "scale the Deployment (`kubectl scale deploy payout-job --replicas=<n>`)",
+        "one more worker started, with its loop on: the local equivalent",
+        "started");
+    b.run().awaitState(b.payout(), PayoutState.POSTED);
+    Duration resolved = obs.awaitResolved(day.alert(), Map.of(), Duration.ofMinutes(2));
+    day.recovered(
+        "the payout was POSTED by the new worker and the ticket resolved "
+            + seconds(resolved)
+            + " after it started");
+    b.run().terminate(working, "checked");
+    b.run().terminate(b.worker(), "checked");
+    obs.forget(working.process());
+    obs.forget(b.worker().process());
+    assertThat(b.run().finish().report().safe()).isTrue();
+    b.run().close();
+    DAYS.add(day);
+  }
+
+  @Test
+  @Order(82)
+  @Tag("long")
+  void anAmbiguousPayoutPastItsSlaIsReportedAndAbandonedByAnOperator() {
+    Background b = ambiguous;
+    assertThat(b).as("started by startTheSlowGameDays").isNotNull();
+    GameDay day = b.day();
+    ExperimentRun run = b.run();
+    Payout payout = b.payout();
+    run.awaitState(payout, PayoutState.RAIL_AMBIGUOUS);
+    obs.awaitFiring(day, Map.of(), Duration.ofMinutes(10));
+    String confirm = day.runbook().requireSays("max(fencepost_payout_ambiguous_past_sla)");
+    List<Sample> past = obs.prometheus().query(confirm);
+    assertThat(past).singleElement().satisfies(x -> assertThat(x.value()).isEqualTo(1.0));
+    day.step(confirm, "PromQL through Prometheus's API", describe(past));
+    String which =
+        day.runbook()
+            .requireSays(
+                "SELECT id, account_id, client_reference, submitted_at, updated_at FROM payout WHERE"
+                    + " state = 'RAIL_AMBIGUOUS' ORDER BY coalesce(submitted_at, updated_at) LIMIT 50;");
+    assertThat(Sql.rows(run.paydb(), which)).singleElement();
+    day.step(which, "paydb, as its runtime role", "the one payout, RAIL_AMBIGUOUS");
+
+    // The procedure the ticket calls on: UC-05, evidence first, then abandon.
+    Runbook resolve = Runbook.named("resolve-ambiguous-payout");
+    resolve.requireSays("/rail/admin/movements?clientReference=<clientReference>");
+    assertThat(run.movements(payout)).isZero();
+    day.step(
+        "resolve-ambiguous-payout.md: the rail's record of the reference",
+        "the rail stub's movements for it, read as an operator",
+        "none: the rail did not move the money, and no evidence will come");
+    try (Reconciler reconciler =
+        Reconciler.start(run, List.of("--fencepost.reconciliation.resolution-sla=" + SHORT_SLA))) {
+      resolve.requireSays("/actuator/payoutops/<payoutId>/abandon");
+      String reason = "game day: the rail cannot confirm, finance ticket GD-1";
+      HttpResponse<String> abandoned =
+          TestHttp.unchecked(
+              () ->
+                  management(reconciler.process())
+                      .post(
+                          "/actuator/payoutops/" + payout.id() + "/abandon",
+                          "{\"reason\":\"" + reason + "\"}"));
+      assertThat(abandoned.statusCode()).as(abandoned.body()).isEqualTo(200);
+      assertThat(TestHttp.json(abandoned).path("state").asString()).isEqualTo("ABANDONED");
+      day.step(
+          "resolve-ambiguous-payout.md: POST https://$HOST:9086/actuator/payoutops/<payoutId>/abandon",
+          "as an OPERATOR, with a reason, on the reconciliation app's management port",
+          abandoned.statusCode() + " ABANDONED");
+    }
+    String state =
+        resolve.requireSays(
+            "SELECT state, failure_reason, finished_at FROM payout WHERE id = '<payoutId>';");
+    assertThat(Sql.rows(run.paydb(), state.replace("<payoutId>", payout.id().toString())))
+        .singleElement()
+        .satisfies(r -> assertThat(r).containsEntry("state", "ABANDONED"));
+    day.step(state, "paydb, as its runtime role", "ABANDONED");
+    String audit =
+        resolve.requireSays(
+            "SELECT * FROM audit_event WHERE payout_id = '<payoutId>' ORDER BY id DESC LIMIT 3;");
+    List<Map<String, Object>> rows =
+        Sql.rows(run.paydb(), audit.replace("<payoutId>", payout.id().toString()));
+    assertThat(rows.toString()).contains(OPERATOR);
+    day.step(audit, "paydb, as its runtime role", "the abandon, with the operator " + OPERATOR);
+    Duration resolved = obs.awaitResolved(day.alert(), Map.of(), Duration.ofMinutes(2));
+    day.recovered(
+        "abandoned by the operator after the SLA (never re-sent); the ticket resolved "
+            + seconds(resolved)
+            + " after the abandon");
+    run.terminate(b.worker(), "checked");
+    obs.forget(b.worker().process());
+    assertThat(run.finish().report().safe()).isTrue();
+    run.close();
+    DAYS.add(day);
+  }
+
+  @Test
   @Order(90)
   void everyDashboardQueryNamesOnlyMetricsTheApplicationsExport() {
     // The etcd backend's own meters are exported only by a lock server on etcd.
@@ -545,6 +1000,15 @@ class GameDaysIT {
             Duration.ofSeconds(30),
             request -> LockServers.identity().tokens(FencepostRole.RAIL_PROXY).currentToken());
     return TestHttp.unchecked(() -> rail.post("/rail/payments", body));
+  }
+
+  /** An OPERATOR's calls to a process's management port. */
+  static TestHttp management(JavaProcess process) {
+    return new TestHttp(
+        HttpClient.newHttpClient(),
+        process.managementUrl(),
+        Duration.ofSeconds(30),
+        request -> LockServers.identity().tokens(FencepostRole.OPERATOR).currentToken());
   }
 
   static TestHttp operator(JavaProcess service) {

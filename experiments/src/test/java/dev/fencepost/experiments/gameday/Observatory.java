@@ -58,13 +58,21 @@ final class Observatory {
 
   /** Scrapes {@code process} from now on and waits for its first successful scrape. */
   JavaProcess watch(String app, JavaProcess process) {
-    prometheus.scrape(app, process.name(), process.managementUrl());
-    prometheus.awaitScraped(process.name(), Duration.ofMinutes(3));
+    prometheus.scrape(app, instance(process), process.managementUrl());
+    prometheus.awaitScraped(instance(process), Duration.ofMinutes(3));
     return process;
   }
 
   void forget(JavaProcess process) {
-    prometheus.forget(process.name());
+    prometheus.forget(instance(process));
+  }
+
+  /**
+   * A name per process: scenarios reuse worker names (every run has its w1), and two game days may
+   * run side by side, so the name alone would make one target replace the other.
+   */
+  private static String instance(JavaProcess process) {
+    return process.name() + "-" + process.managementPort();
   }
 
   /**

@@ -29,6 +29,50 @@ final class Sql {
     return rows(db, db.owner(), sql);
   }
 
+  /** A statement as the owner: a game day's injection, never a runbook step. */
+  static void asOwner(PostgresDatabase db, String sql) {
+    PostgresDatabase.Credentials as = db.owner();
+    try (Connection c = DriverManager.getConnection(db.jdbcUrl(), as.username(), as.password());
+        Statement s = c.createStatement()) {
+      s.execute(sql);
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not run on " + db.name() + ": " + sql, e);
+    }
+  }
+
+  /**
+   * Re-applies, as the owner, the GRANT statements of one changeset of a shipped changelog file (on
+   * the classpath), with its {@code ${runtime_role}} the database's runtime role: Liquibase reruns
+   * a grants changeset only when it changed, so a revoked grant comes back this way.
+   *
+   * @return how many statements ran
+   */
+  static int reapplyGrants(PostgresDatabase db, String resource, String changesetId) {
+    String text;
+    try (java.io.InputStream in = Sql.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("no " + resource + " on the classpath");
+      }
+      text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    int start = text.indexOf("--changeset fencepost:" + changesetId + " ");
+    if (start < 0) {
+      throw new IllegalStateException(resource + " has no changeset " + changesetId);
+    }
+    int end = text.indexOf("--changeset", start + 1);
+    String body = text.substring(start, end < 0 ? text.length() : end);
+    int applied = 0;
+    for (String line : body.split("\n")) {
+      if (line.startsWith("GRANT ")) {
+        asOwner(db, line.replace("${runtime_role}", db.runtime().username()).replaceAll(";$", ""));
+        applied++;
+      }
+    }
+    return applied;
+  }
+
   private static List<Map<String, Object>> rows(
       PostgresDatabase db, PostgresDatabase.Credentials as, String sql) {
     try (Connection c = DriverManager.getConnection(db.jdbcUrl(), as.username(), as.password())) {

@@ -22,6 +22,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -32,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * as structured events (NFR-08) and metrics (NFR-09: tags are the operation, the outcome and the
  * backend, never a key, owner, session or token).
  */
-public final class LockService {
+public final class LockService implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(LockService.class);
 
@@ -42,6 +45,17 @@ public final class LockService {
   private final MeterRegistry meters;
   private final Counter revokes;
   private final WaitingAcquires waiting;
+
+  /** How often the session and held-key gauges are read from the backend. */
+  static final Duration STATS_REFRESH = Duration.ofSeconds(5);
+
+  private final ScheduledExecutorService statsReader =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "lock-backend-stats");
+            t.setDaemon(true);
+            return t;
+          });
   private final AtomicReference<LockBackend.BackendStats> lastStats =
       new AtomicReference<>(new LockBackend.BackendStats(0, 0));
 
@@ -81,7 +95,12 @@ public final class LockService {
         .description("Acquires waiting for a held key on this instance (bounded, ADR 0165)")
         .tag("backend", backend.name())
         .register(meters);
-    Gauge.builder("fencepost.lock.sessions.active", this, s -> s.refreshStats().activeSessions())
+    // Read on a schedule of their own, never at scrape: with the backend down a scrape would wait
+    // out the backend's timeout, fail, and take the lock server's other meters with it, the
+    // outage alert's included (the lock-backend game day found it).
+    statsReader.scheduleWithFixedDelay(
+        this::refreshStats, 0, STATS_REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+    Gauge.builder("fencepost.lock.sessions.active", this, s -> lastStats.get().activeSessions())
         .description("Sessions not yet expired or closed")
         .tag("backend", backend.name())
         .register(meters);
@@ -335,13 +354,18 @@ public final class LockService {
     return new CapacityExceededException(limit, max, properties.capacityRetryAfter());
   }
 
-  private LockBackend.BackendStats refreshStats() {
+  private void refreshStats() {
     try {
       lastStats.set(backend.stats());
     } catch (RuntimeException e) {
-      // A gauge must not fail a scrape; keep the last known value.
+      // The backend is unavailable: keep the last known value; the operations' outcomes say why.
     }
-    return lastStats.get();
+  }
+
+  /** Stops the backend statistics reader. */
+  @Override
+  public void close() {
+    statsReader.shutdownNow();
   }
 
   private <T> T timed(String operation, Supplier<T> call) {
