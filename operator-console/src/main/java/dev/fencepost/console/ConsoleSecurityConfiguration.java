@@ -131,7 +131,18 @@ class ConsoleSecurityConfiguration {
                     .authenticated()
                     .anyRequest()
                     .hasRole(OPERATOR))
-        .oauth2Login(login -> login.loginPage("/login").failureUrl("/login?failed"))
+        .oauth2Login(
+            login ->
+                login
+                    .loginPage("/login")
+                    .failureHandler(
+                        (request, response, failure) -> {
+                          log.atWarn()
+                              .addKeyValue("event", "console.sign_in_failed")
+                              .addKeyValue("error", failure.getClass().getSimpleName())
+                              .log("sign-in failed: {}", failure.getMessage());
+                          response.sendRedirect(request.getContextPath() + "/login?failed");
+                        }))
         .logout(logout -> logout.logoutSuccessUrl("/login?signedOut"))
         .exceptionHandling(
             e ->

@@ -132,7 +132,10 @@ class ConsoleBrowserTest {
   @Order(2)
   void anOperatorSignsInWithTheirOwnIdentity() {
     signIn(LocalIdentity.OPERATOR);
+    // Back where the visitor was first sent away from (the last page tried above).
+    assertThat(browser.getCurrentUrl()).startsWith(consoleUrl + "/jobs");
     assertThat(browser.findElement(By.id("person")).getText()).isEqualTo("alice");
+    browser.get(consoleUrl + "/");
     assertThat(browser.findElement(By.id("states")).getText()).contains("PENDING");
     assertThat(browser.findElement(By.id("health")).getText())
         .contains("Lock server")
@@ -265,6 +268,7 @@ class ConsoleBrowserTest {
     await()
         .atMost(Duration.ofSeconds(30))
         .until(() -> browser.getCurrentUrl().startsWith(consoleUrl));
+    assertThat(browser.getCurrentUrl()).as(browser.getPageSource()).doesNotContain("/login");
   }
 
   /** No serious or critical axe-core violation on the page shown; its screenshot when asked. */
