@@ -103,7 +103,8 @@ class IdentityIssuerHttpTest {
   void nothingButTheIssuerEndpointsIsServed() throws Exception {
     HttpResponse<String> other =
         http.send(
-            HttpRequest.newBuilder(URI.create(baseUrl + "/oauth2/authorize")).GET().build(),
+            // The authorization endpoint now serves people signing in (OperatorSignInTest).
+            HttpRequest.newBuilder(URI.create(baseUrl + "/anything-else")).GET().build(),
             HttpResponse.BodyHandlers.ofString());
     assertThat(other.statusCode()).isIn(401, 403);
     HttpResponse<String> health =

@@ -32,7 +32,8 @@ public enum App {
   RAIL_PROXY("rail-proxy-app", "192m"),
   RAIL_STUB("rail-stub-app", "128m"),
   PAYOUT_JOB("payout-job", "256m"),
-  RECONCILIATION_JOB("reconciliation-job", "256m");
+  RECONCILIATION_JOB("reconciliation-job", "256m"),
+  OPERATOR_CONSOLE("operator-console", "192m");
 
   private static final Map<App, Path> LOCATED = new HashMap<>();
 

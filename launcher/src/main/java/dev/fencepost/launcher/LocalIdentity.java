@@ -11,8 +11,10 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.springframework.security.crypto.factory.PasswordEncoderFactories;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -31,7 +33,12 @@ import tools.jackson.databind.node.ObjectNode;
  *       #tokens(FencepostRole)}.
  * </ul>
  *
- * Everything is passed in the process environment as {@code SPRING_APPLICATION_JSON}: never on a
+ * <p>People sign in too (ADR 0185): {@value #OPERATOR} holds OPERATOR and {@value #NON_OPERATOR}
+ * holds no role, each with a password generated for the run ({@link #person(String)}); the issuer
+ * gets only their encoded form. When given the operator console's address, the issuer registers the
+ * console's client with it as the one place a signed-in person is sent back to.
+ *
+ * <p>Everything is passed in the process environment as {@code SPRING_APPLICATION_JSON}: never on a
  * command line (which {@code ps} shows to every user) and never logged.
  */
 public final class LocalIdentity implements AutoCloseable {
@@ -39,14 +46,31 @@ public final class LocalIdentity implements AutoCloseable {
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final SecureRandom RANDOM = new SecureRandom();
 
+  /** The run's operator, a person: signs in to the console and holds OPERATOR. */
+  public static final String OPERATOR = "alice";
+
+  /** A person with no role at all: signs in, and the console shows them nothing. */
+  public static final String NON_OPERATOR = "bob";
+
+  /** A person's user name and the password they type (held by this JVM only). */
+  public record Person(String username, String password) {
+    @Override
+    public String toString() {
+      return "Person[" + username + "]";
+    }
+  }
+
   private final JavaProcess issuer;
   private final Map<FencepostRole, String> secrets;
+  private final Map<String, Person> people;
   private final Map<FencepostRole, BearerTokenSource> tokenSources =
       new EnumMap<>(FencepostRole.class);
 
-  private LocalIdentity(JavaProcess issuer, Map<FencepostRole, String> secrets) {
+  private LocalIdentity(
+      JavaProcess issuer, Map<FencepostRole, String> secrets, Map<String, Person> people) {
     this.issuer = issuer;
     this.secrets = secrets;
+    this.people = people;
   }
 
   /**
@@ -54,17 +78,40 @@ public final class LocalIdentity implements AutoCloseable {
    * workDir}, and returns once it is healthy.
    */
   public static LocalIdentity start(Path workDir, Duration startTimeout) {
+    return start(workDir, startTimeout, List.of());
+  }
+
+  /**
+   * The same, with the operator console's client registered for {@code consoleRedirectUris} (its
+   * {@code /login/oauth2/code/fencepost} URLs); none, no console client.
+   */
+  public static LocalIdentity start(
+      Path workDir, Duration startTimeout, List<String> consoleRedirectUris) {
     Map<FencepostRole, String> secrets = new EnumMap<>(FencepostRole.class);
     ObjectNode clients = JSON.createObjectNode();
     for (FencepostRole role : FencepostRole.values()) {
-      byte[] bytes = new byte[32];
-      RANDOM.nextBytes(bytes);
-      String secret = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+      String secret = randomSecret();
       secrets.put(role, secret);
       clients.putObject(clientId(role)).put("secret", secret);
     }
+    Map<String, Person> people = new LinkedHashMap<>();
+    ObjectNode users = JSON.createObjectNode();
+    var encoder = PasswordEncoderFactories.createDelegatingPasswordEncoder();
+    for (String name : List.of(OPERATOR, NON_OPERATOR)) {
+      Person person = new Person(name, randomSecret());
+      people.put(name, person);
+      ObjectNode user = users.putObject(name).put("password", encoder.encode(person.password()));
+      var roles = user.putArray("roles");
+      if (name.equals(OPERATOR)) {
+        roles.add(FencepostRole.OPERATOR.name());
+      }
+    }
     ObjectNode settings = JSON.createObjectNode();
-    settings.putObject("fencepost").putObject("issuer").set("clients", clients);
+    ObjectNode issuerSettings = settings.putObject("fencepost").putObject("issuer");
+    issuerSettings.set("clients", clients);
+    issuerSettings.set("users", users);
+    var redirects = issuerSettings.putObject("console").putArray("redirect-uris");
+    consoleRedirectUris.forEach(redirects::add);
     JavaProcess issuer =
         App.IDENTITY_ISSUER
             .process("identity-issuer", workDir.resolve("identity-issuer.log"))
@@ -77,7 +124,22 @@ public final class LocalIdentity implements AutoCloseable {
       issuer.kill();
       throw e;
     }
-    return new LocalIdentity(issuer, secrets);
+    return new LocalIdentity(issuer, secrets, people);
+  }
+
+  private static String randomSecret() {
+    byte[] bytes = new byte[32];
+    RANDOM.nextBytes(bytes);
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+  }
+
+  /** The person {@code username} ({@value #OPERATOR} or {@value #NON_OPERATOR}) of this run. */
+  public Person person(String username) {
+    Person person = people.get(username);
+    if (person == null) {
+      throw new IllegalArgumentException("no person " + username + " in this run");
+    }
+    return person;
   }
 
   /** The issuer's client id for the workload with {@code role}: {@code payout-worker} etc. */

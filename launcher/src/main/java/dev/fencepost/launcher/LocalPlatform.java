@@ -72,6 +72,7 @@ public final class LocalPlatform implements AutoCloseable {
   private final JavaProcess railProxy;
   private final List<JavaProcess> workers = new CopyOnWriteArrayList<>();
   private final boolean synchronousCommit;
+  private final int consolePort;
 
   private LocalPlatform(Builder b) {
     this.workDir = b.workDir;
@@ -97,8 +98,12 @@ public final class LocalPlatform implements AutoCloseable {
     LocalIdentity startedIdentity = null;
     List<JavaProcess> started = new ArrayList<>();
     try {
-      // First: every other process trusts its keys, and the callers need its tokens.
-      startedIdentity = LocalIdentity.start(workDir, b.startTimeout);
+      // First: every other process trusts its keys, and the callers need its tokens. The operator
+      // console's port is chosen now: the issuer sends a signed-in person back only to it.
+      this.consolePort = b.consolePort != 0 ? b.consolePort : JavaProcess.freeLoopbackPort();
+      startedIdentity =
+          LocalIdentity.start(
+              workDir, b.startTimeout, List.of(consoleUrl() + OperatorConsoleStack.REDIRECT_PATH));
       this.identity = startedIdentity;
       b.onReady.accept("identity issuer");
       // The migration step, as each database's owner, before any application starts: the
@@ -285,6 +290,19 @@ public final class LocalPlatform implements AutoCloseable {
     return railStub;
   }
 
+  /**
+   * The port the operator console serves on ({@link OperatorConsoleStack}): chosen before the
+   * issuer starts, which registers the console's address as the only one to send people back to.
+   */
+  public int consolePort() {
+    return consolePort;
+  }
+
+  /** {@code https://127.0.0.1:<consolePort>}. */
+  public String consoleUrl() {
+    return "https://127.0.0.1:" + consolePort;
+  }
+
   public JavaProcess railProxy() {
     return railProxy;
   }
@@ -385,6 +403,7 @@ public final class LocalPlatform implements AutoCloseable {
     private LockBackend backend = LockBackend.POSTGRES;
     private EmbeddedPostgresServer postgres;
     private int lockPort;
+    private int consolePort;
     private String railTimeout = "1s";
     private boolean synchronousCommit = true;
     private Duration startTimeout = Duration.ofMinutes(3);
@@ -416,6 +435,12 @@ public final class LocalPlatform implements AutoCloseable {
     /** The lock server's port; 0 (the default) picks a free one. */
     public Builder lockPort(int port) {
       this.lockPort = port;
+      return this;
+    }
+
+    /** The operator console's port; 0 (the default) picks a free one. */
+    public Builder consolePort(int port) {
+      this.consolePort = port;
       return this;
     }
 

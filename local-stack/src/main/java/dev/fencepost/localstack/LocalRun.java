@@ -49,6 +49,7 @@ final class LocalRun implements AutoCloseable {
   private String loadAtStart = "";
   private int roundsSoFar;
   private int reconciliations;
+  private final List<AutoCloseable> closeFirst = new ArrayList<>();
 
   private LocalRun(RunOptions options, Path runDir, LocalPlatform platform) {
     this.options = options;
@@ -466,9 +467,21 @@ final class LocalRun implements AutoCloseable {
     return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
   }
 
+  /** Closes {@code part} before the platform it runs on (the operator console's stack). */
+  void onClose(AutoCloseable part) {
+    closeFirst.add(part);
+  }
+
   @Override
   public void close() {
     workers.forEach(JavaProcess::close);
+    for (AutoCloseable part : closeFirst) {
+      try {
+        part.close();
+      } catch (Exception e) {
+        // Stopping anyway: the platform below still has to go.
+      }
+    }
     platform.close();
   }
 }

@@ -1,8 +1,12 @@
 package dev.fencepost.localstack;
 
+import dev.fencepost.launcher.LocalIdentity;
+import dev.fencepost.launcher.OperatorConsoleStack;
+import dev.fencepost.launcher.process.JavaProcess;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -64,7 +68,9 @@ public final class LocalStack implements Callable<Integer> {
 
   @Option(
       names = "--keep-running",
-      description = "Leave the services up after the summary, until Ctrl-C.")
+      description =
+          "Leave the services up after the summary, until Ctrl-C, and start the operator"
+              + " console (its URL and this run's sign-in are printed).")
   boolean keepRunning;
 
   @Option(
@@ -248,6 +254,29 @@ public final class LocalStack implements Callable<Integer> {
       run.close();
       return summary;
     }
+    // The operator console and the two jobs it drives, started only when the platform stays up.
+    OperatorConsoleStack operators;
+    JavaProcess operatorConsole;
+    try {
+      operators = OperatorConsoleStack.start(run.platform(), Duration.ofMinutes(3), null);
+      run.onClose(operators);
+      operatorConsole = operators.startConsole(Duration.ofMinutes(3));
+    } catch (RuntimeException e) {
+      Runtime.getRuntime().removeShutdownHook(stop);
+      run.close();
+      throw e;
+    }
+    LocalIdentity.Person operator = run.platform().identity().person(LocalIdentity.OPERATOR);
+    console.line(
+        String.format(
+            """
+            Operator console  %s   (sign in as %s, password %s; this run's only)
+              reconciliation job  management %s   payout job  management %s""",
+            operatorConsole.baseUrl(),
+            operator.username(),
+            operator.password(),
+            operators.reconciliation().managementUrl(),
+            operators.payoutJob().managementUrl()));
     console.line(
         String.format(
             """

@@ -409,6 +409,31 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     return new PostgresDatabase(this, name, owner, runtime);
   }
 
+  /**
+   * Creates a login role that can read every database of this server and write none (a member of
+   * PostgreSQL's {@code pg_read_all_data}, nothing else), whose sessions are read-only by default:
+   * what the operator console reads with (ADR 0186). The password is generated here.
+   */
+  public synchronized PostgresDatabase.Credentials createReadOnlyRole(String prefix) {
+    String name =
+        prefix.toLowerCase().replaceAll("[^a-z0-9_]", "_")
+            + "_"
+            + DATABASE_COUNTER.incrementAndGet()
+            + "_"
+            + ProcessHandle.current().pid();
+    PostgresDatabase.Credentials reader =
+        new PostgresDatabase.Credentials(name, generatedPassword());
+    try (Connection c = java.sql.DriverManager.getConnection(jdbcUrl("postgres"), USER, PASSWORD);
+        Statement s = c.createStatement()) {
+      s.execute("CREATE ROLE " + name + " LOGIN PASSWORD '" + reader.password() + "'");
+      s.execute("GRANT pg_read_all_data TO " + name);
+      s.execute("ALTER ROLE " + name + " SET default_transaction_read_only = on");
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not create read-only role " + name, e);
+    }
+    return reader;
+  }
+
   private static final List<String> HIGH_WATER_ROLES =
       List.of("fencepost_high_water_repair", "fencepost_high_water_operator");
 
