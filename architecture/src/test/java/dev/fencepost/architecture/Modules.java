@@ -24,12 +24,18 @@ final class Modules {
           "payout-job",
           "reconciliation-job",
           "history-checker",
-          "local-stack");
+          "local-stack",
+          "operator-console");
 
   /** The applications, each its own process: none may depend on another. */
   static final Set<String> APPLICATIONS =
       Set.of(
-          "lock-server-app", "rail-stub-app", "rail-proxy-app", "payout-job", "reconciliation-job");
+          "lock-server-app",
+          "rail-stub-app",
+          "rail-proxy-app",
+          "payout-job",
+          "reconciliation-job",
+          "operator-console");
 
   // A reactor build loads a module from <dir>/target/classes or <dir>/target/<artifact>-<v>.jar;
   // a build of this module alone loads it from the local repository.

@@ -20,7 +20,9 @@ enum AppImage {
       "identity-issuer-app", "dev.fencepost.issuer.IdentityIssuerApplication", 8084, 9084),
   PAYOUT_JOB("payout-job", "dev.fencepost.payoutjob.PayoutJobApplication", 8085, 9085),
   RECONCILIATION_JOB(
-      "reconciliation-job", "dev.fencepost.reconciliation.ReconciliationApplication", 8086, 9086);
+      "reconciliation-job", "dev.fencepost.reconciliation.ReconciliationApplication", 8086, 9086),
+  OPERATOR_CONSOLE(
+      "operator-console", "dev.fencepost.console.OperatorConsoleApplication", 8087, 9087);
 
   /** The user every image runs as: numeric, not root (the chart's runAsNonRoot can check it). */
   static final String USER = "65532:65532";
