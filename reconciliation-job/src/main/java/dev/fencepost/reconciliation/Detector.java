@@ -17,28 +17,33 @@ import java.util.Set;
 
 /**
  * The comparison (FR-26, UC-07): payout state and ledger (paydb), submissions (the proxy's read
- * API) and movements (the rail's statement), classified into {@link Discrepancy} classes. Reads
- * only: it has no way to change any store (the class holds no writer), which is what "detect, never
- * repair" means in code. The rules per class and why: ADR 0070 and docs/reconciliation.md.
+ * API) and movements (the rail's camt.053 statements, ADR 0176), classified into {@link
+ * Discrepancy} classes. It changes no store it compares: its only write is the record of the
+ * statement entries it read ({@link StatementEntryStore}), the reconciler's own evidence, which is
+ * what "detect, never repair" means in code. The rules per class and why: ADR 0070 and
+ * docs/reconciliation.md.
  */
 public class Detector {
 
   private final PaydbReads reads;
   private final PaymentResource paydb;
   private final ProxyReadClient proxy;
-  private final RailStatement statement;
+  private final StatementSource statements;
+  private final StatementEntryStore entries;
   private final ReconciliationSettings settings;
 
   public Detector(
       PaydbReads reads,
       PaymentResource paydb,
       ProxyReadClient proxy,
-      RailStatement statement,
+      StatementSource statements,
+      StatementEntryStore entries,
       ReconciliationSettings settings) {
     this.reads = reads;
     this.paydb = paydb;
     this.proxy = proxy;
-    this.statement = statement;
+    this.statements = statements;
+    this.entries = entries;
     this.settings = settings;
   }
 
@@ -61,10 +66,16 @@ public class Detector {
   public Detection detect(ReconciliationWindow window, Instant now, List<Finding> refusals) {
     Collector out = new Collector(settings.maxFindingsPerClass());
 
-    // The window's movements only name the references moved in it; the whole history of those
-    // and of the window's submissions is read next, by reference (ADR 0168).
+    // The window's statement entries are recorded as they are read (by entry reference, so a
+    // re-read adds nothing) and only name the references moved in the window; the whole recorded
+    // history of those and of the window's submissions is read next, by reference (ADR 0176).
     Set<String> refsMovedInWindow = new HashSet<>();
-    statement.forEachMovementIn(window, m -> refsMovedInWindow.add(m.clientReference()));
+    statements.forEachPage(
+        window,
+        page -> {
+          entries.record(page, statements.name());
+          page.forEach(e -> refsMovedInWindow.add(e.endToEndId()));
+        });
 
     List<Submission> submissions = proxy.submissions(window);
     Map<String, Submission> submissionByRef = new HashMap<>();
@@ -77,8 +88,8 @@ public class Detector {
     Set<String> refs = new HashSet<>(refsMovedInWindow);
     refs.addAll(submissionByRef.keySet());
     Map<String, List<RailMovement>> movementsByRef = new LinkedHashMap<>();
-    for (RailMovement m : statement.movementsFor(refs)) {
-      movementsByRef.computeIfAbsent(m.clientReference(), k -> new ArrayList<>()).add(m);
+    for (StatementEntry e : entries.byEndToEndId(refs)) {
+      movementsByRef.computeIfAbsent(e.endToEndId(), k -> new ArrayList<>()).add(e.movement());
     }
     Map<String, PaydbReads.PayoutFacts> payoutByRef = reads.byClientReference(refs);
     Set<String> mismatched = contentMismatches(submissions, refusals, out);
@@ -273,12 +284,18 @@ public class Detector {
   }
 
   /**
-   * Whether the statement shows {@code ref} moving money: from the references already read, else
-   * read now (a posting's submission may be outside the window).
+   * Whether the statements show {@code ref} moving money: from the references already read, else
+   * from the recorded entries (a posting's submission may be outside the window).
    */
   private boolean moved(String ref, Map<String, List<RailMovement>> movementsByRef) {
     return !movementsByRef
-        .computeIfAbsent(ref, r -> new ArrayList<>(statement.movementsFor(List.of(r))))
+        .computeIfAbsent(
+            ref,
+            r ->
+                new ArrayList<>(
+                    entries.byEndToEndId(List.of(r)).stream()
+                        .map(StatementEntry::movement)
+                        .toList()))
         .isEmpty();
   }
 

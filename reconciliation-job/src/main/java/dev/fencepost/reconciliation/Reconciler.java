@@ -42,15 +42,34 @@ public class Reconciler {
   }
 
   /**
-   * A reconciler without Spring, for the local platform and tools: paydb (with changeset paydb-005
-   * applied), the proxy's base URL, the rail statement's base URL, a lock template connected to the
-   * lock server, a meter registry, the settings, and the reconciler's bearer tokens for the proxy
-   * and the rail statement.
+   * A reconciler without Spring, for the local platform and tools: paydb (with its changelog
+   * applied), the proxy's base URL, the rail's base URL (its camt.053 statements, ADR 0176), a lock
+   * template connected to the lock server, a meter registry, the settings, and the reconciler's
+   * bearer tokens for the proxy and the rail statement.
    */
   public static Reconciler create(
       javax.sql.DataSource paydb,
       String proxyBaseUrl,
       String railStatementUrl,
+      dev.fencepost.lock.client.LockTemplate locks,
+      io.micrometer.core.instrument.MeterRegistry meters,
+      ReconciliationSettings settings,
+      dev.fencepost.security.BearerTokenSource credentials) {
+    return create(
+        paydb,
+        proxyBaseUrl,
+        new RailStatementSource(railStatementUrl, Duration.ofSeconds(10), credentials, 500),
+        locks,
+        meters,
+        settings,
+        credentials);
+  }
+
+  /** The same, with the statements from {@code statements} (e.g. a directory of files). */
+  public static Reconciler create(
+      javax.sql.DataSource paydb,
+      String proxyBaseUrl,
+      StatementSource statements,
       dev.fencepost.lock.client.LockTemplate locks,
       io.micrometer.core.instrument.MeterRegistry meters,
       ReconciliationSettings settings,
@@ -62,12 +81,7 @@ public class Reconciler {
     ProxyReadClient proxy = new ProxyReadClient(proxyBaseUrl, timeout, credentials);
     return new Reconciler(
         new AmbiguityResolver(payments, reads, proxy, locks, settings),
-        new Detector(
-            reads,
-            payments,
-            proxy,
-            new RailStatement(railStatementUrl, timeout, credentials),
-            settings),
+        new Detector(reads, payments, proxy, statements, new StatementEntryStore(paydb), settings),
         new RunStore(paydb),
         reads,
         new ReconciliationSignals(meters, reads, settings.sampleSize()));

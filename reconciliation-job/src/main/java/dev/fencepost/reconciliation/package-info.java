@@ -5,7 +5,14 @@
  * <p>{@link dev.fencepost.reconciliation.Reconciler#run} is the one entry point: the Batch job, the
  * local platform and the tests all call it. It never repairs money or balances (FR-26); its only
  * payout transitions are resolutions by rail evidence and operator actions, each under the
- * account's lock with that grant's token (ADR 0037, INV-07). See docs/reconciliation.md and ADRs
- * 0070-0079.
+ * account's lock with that grant's token (ADR 0037, INV-07).
+ *
+ * <p>The rail's evidence is its ISO 20022 camt.053.001.08 statement (ADR 0176), read through a
+ * {@link dev.fencepost.reconciliation.StatementSource}: {@link
+ * dev.fencepost.reconciliation.RailStatementSource} over HTTP or {@link
+ * dev.fencepost.reconciliation.DirectoryStatementSource} from a bank's file drop, parsed with the
+ * Prowide model ({@code Camt053}) and recorded by entry reference ({@link
+ * dev.fencepost.reconciliation.StatementEntryStore}). See docs/reconciliation.md and ADRs
+ * 0070-0079, 0168 and 0176.
  */
 package dev.fencepost.reconciliation;
