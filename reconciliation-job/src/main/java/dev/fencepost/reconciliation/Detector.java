@@ -70,10 +70,12 @@ public class Detector {
     // re-read adds nothing) and only name the references moved in the window; the whole recorded
     // history of those and of the window's submissions is read next, by reference (ADR 0176).
     Set<String> refsMovedInWindow = new HashSet<>();
+    long[] read = new long[2];
     statements.forEachPage(
         window,
         page -> {
-          entries.record(page, statements.name());
+          read[0] += page.size();
+          read[1] += entries.record(page, statements.name());
           page.forEach(e -> refsMovedInWindow.add(e.endToEndId()));
         });
 
@@ -106,7 +108,8 @@ public class Detector {
     ledger(out);
     concurrentInFlight(out);
     ambiguousBeyondSla(now, out);
-    return new Detection(out.counts, out.findings);
+    return new Detection(
+        out.counts, out.findings, new Detection.Reads(read[0], read[1], submissions.size()));
   }
 
   /**

@@ -82,7 +82,7 @@ public class Reconciler {
     return new Reconciler(
         new AmbiguityResolver(payments, reads, proxy, locks, settings),
         new Detector(reads, payments, proxy, statements, new StatementEntryStore(paydb), settings),
-        new RunStore(paydb),
+        new RunStore(paydb, settings.reconcilerId()),
         reads,
         new ReconciliationSignals(meters, reads, settings.sampleSize()));
   }
@@ -127,7 +127,8 @@ public class Reconciler {
               detection.counts(),
               detection.findings(),
               resolutions,
-              oldest);
+              oldest,
+              detection.reads());
       runs.complete(report);
       signals.completed(report);
       return report;

@@ -106,9 +106,20 @@ public class ReconciliationConfiguration {
     return new Reconciler(
         new AmbiguityResolver(paymentResource, reads, proxy, locks, settings),
         new Detector(reads, paymentResource, proxy, statements, entries, settings),
-        new RunStore(paydb),
+        new RunStore(paydb, settings.reconcilerId()),
         reads,
         new ReconciliationSignals(meters, reads, settings.sampleSize()));
+  }
+
+  @Bean
+  WindowLedger windowLedger(@Qualifier(PaydbAutoConfiguration.QUALIFIER) DataSource paydb) {
+    return new WindowLedger(paydb);
+  }
+
+  /** Every window exactly once (ADR 0177): what the job does when it is given no window. */
+  @Bean
+  CatchUp catchUp(Reconciler reconciler, WindowLedger ledger, ReconciliationProperties properties) {
+    return new CatchUp(reconciler, ledger, properties.catchUp(), java.time.Clock.systemUTC());
   }
 
   @Bean

@@ -31,6 +31,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     statement-directory}, a bank's SFTP drop; ADR 0176)
  * @param statementDirectory the directory of statement files, for {@code statement-source:
  *     directory}
+ * @param windowLength the length of the windows a run without a given window reconciles, aligned to
+ *     it (ADR 0177); whole seconds dividing a day, at most {@code max-window}
+ * @param maxWindowsPerRun the most window passes (first reads and re-reads) one run reconciles;
+ *     more closed windows wait for the next run, oldest first
+ * @param lateEntryGrace how long after a window closed it is read once more, for statement entries
+ *     that reached the statement late (ADR 0177)
  */
 @ConfigurationProperties("fencepost.reconciliation")
 public record ReconciliationProperties(
@@ -48,7 +54,23 @@ public record ReconciliationProperties(
     @DefaultValue("24h") Duration maxWindow,
     @DefaultValue("500") int statementPageSize,
     @DefaultValue("rail") StatementSourceKind statementSource,
-    java.nio.file.Path statementDirectory) {
+    java.nio.file.Path statementDirectory,
+    @DefaultValue("1h") Duration windowLength,
+    @DefaultValue("24") int maxWindowsPerRun,
+    @DefaultValue("2h") Duration lateEntryGrace) {
+
+  /** The catch-up's settings; a window longer than {@code max-window} is refused at start-up. */
+  public CatchUpSettings catchUp() {
+    CatchUpSettings catchUp = new CatchUpSettings(windowLength, maxWindowsPerRun, lateEntryGrace);
+    if (windowLength.compareTo(maxWindow) > 0) {
+      throw new IllegalArgumentException(
+          "fencepost.reconciliation.window-length "
+              + windowLength
+              + " exceeds max-window "
+              + maxWindow);
+    }
+    return catchUp;
+  }
 
   /** The kinds of {@link StatementSource}. */
   public enum StatementSourceKind {

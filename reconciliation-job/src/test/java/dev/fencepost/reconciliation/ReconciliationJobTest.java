@@ -73,22 +73,14 @@ class ReconciliationJobTest extends ReconciliationTestBase {
   }
 
   @Test
-  void withoutParametersTheWindowIsThePreviousFullHour() {
-    ReconciliationWindow window =
-        ReconciliationJobConfiguration.window(
-            new JobParameters(), Instant.parse("2026-03-01T10:17:42Z"));
-
-    assertThat(window)
-        .isEqualTo(
-            new ReconciliationWindow(
-                Instant.parse("2026-03-01T09:00:00Z"), Instant.parse("2026-03-01T10:00:00Z")));
+  void withoutParametersTheJobCatchesUpAndWithOnlyOneBoundItIsRefused() {
+    assertThat(ReconciliationJobConfiguration.window(new JobParameters())).isNull();
     assertThatThrownBy(
             () ->
                 ReconciliationJobConfiguration.window(
                     new JobParametersBuilder()
                         .addString("windowFrom", "2026-03-01T09:00:00Z")
-                        .toJobParameters(),
-                    Instant.now()))
+                        .toJobParameters()))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
