@@ -60,12 +60,11 @@ public class CatchUp {
     return plan;
   }
 
-  /** A pass to run. */
-  public record Planned(ReconciliationWindow window, WindowLedger.Pass pass) {}
-
-  /** Runs the passes due now; see the class comment. */
-  public List<Done> run(String triggeredBy) {
-    Instant now = clock.instant();
+  /**
+   * The passes due at {@code now}, as {@link #plan}, warning ({@code
+   * reconciliation.catch_up_behind}) when more closed windows are left than one run reconciles.
+   */
+  public List<Planned> due(Instant now) {
     List<Planned> plan = plan(now);
     long behind = behind(now);
     if (behind > 0) {
@@ -75,6 +74,20 @@ public class CatchUp {
           .addKeyValue("maxWindowsPerRun", settings.maxWindowsPerRun())
           .log("more closed windows than one run reconciles; the next run goes on");
     }
+    return plan;
+  }
+
+  /** A pass to run. */
+  public record Planned(ReconciliationWindow window, WindowLedger.Pass pass) {}
+
+  /** The catch-up's clock's instant: when a plan is made. */
+  Instant now() {
+    return clock.instant();
+  }
+
+  /** Runs the passes due now; see the class comment. */
+  public List<Done> run(String triggeredBy) {
+    List<Planned> plan = due(clock.instant());
     List<Done> done = new ArrayList<>();
     for (Planned p : plan) {
       if (!ledger.start(p.window(), p.pass(), clock.instant())) {

@@ -28,7 +28,7 @@ public class Detector {
   private final PaydbReads reads;
   private final PaymentResource paydb;
   private final ProxyReadClient proxy;
-  private final StatementSource statements;
+  private final StatementScan scan;
   private final StatementEntryStore entries;
   private final ReconciliationSettings settings;
 
@@ -42,9 +42,14 @@ public class Detector {
     this.reads = reads;
     this.paydb = paydb;
     this.proxy = proxy;
-    this.statements = statements;
+    this.scan = new StatementScan(statements, entries, reads, settings);
     this.entries = entries;
     this.settings = settings;
+  }
+
+  /** The statement side of the comparison, as a chunk-oriented pass (ADR 0178). */
+  StatementScan scan() {
+    return scan;
   }
 
   /** The settings this detector compares with. */
@@ -52,9 +57,14 @@ public class Detector {
     return settings;
   }
 
-  /** Compares the stores for {@code window}; {@code now} is paydb's clock when the run began. */
-  public Detection detect(ReconciliationWindow window, Instant now) {
-    return detect(window, now, List.of());
+  /**
+   * Scans the window's statement ({@link StatementScan}, chunks of 500 entries) under the key
+   * {@code scanKey}, then compares.
+   */
+  public Detection scanAndDetect(
+      ReconciliationWindow window, Instant now, List<Finding> refusals, String scanKey) {
+    scan.scan(window, scanKey, 500);
+    return detect(window, now, refusals, scanKey);
   }
 
   /**
@@ -63,21 +73,16 @@ public class Detector {
    * ambiguous, and is a finding on every run until an operator acts, not only while its submission
    * is inside the window.
    */
-  public Detection detect(ReconciliationWindow window, Instant now, List<Finding> refusals) {
+  public Detection detect(
+      ReconciliationWindow window, Instant now, List<Finding> refusals, String scanKey) {
     Collector out = new Collector(settings.maxFindingsPerClass());
 
-    // The window's statement entries are recorded as they are read (by entry reference, so a
-    // re-read adds nothing) and only name the references moved in the window; the whole recorded
-    // history of those and of the window's submissions is read next, by reference (ADR 0176).
-    Set<String> refsMovedInWindow = new HashSet<>();
-    long[] read = new long[2];
-    statements.forEachPage(
-        window,
-        page -> {
-          read[0] += page.size();
-          read[1] += entries.record(page, statements.name());
-          page.forEach(e -> refsMovedInWindow.add(e.endToEndId()));
-        });
+    // The window's statement was scanned (ADR 0178): its entries are recorded by entry reference
+    // and what the statements alone show is recorded under the scan's key. The references moved
+    // in the window, and the recorded history of those and of the window's submissions, are read
+    // from the record (ADR 0176).
+    Set<String> refsMovedInWindow = entries.endToEndIdsBookedIn(window);
+    scanned(scanKey, out);
 
     List<Submission> submissions = proxy.submissions(window);
     Map<String, Submission> submissionByRef = new HashMap<>();
@@ -96,7 +101,6 @@ public class Detector {
     Map<String, PaydbReads.PayoutFacts> payoutByRef = reads.byClientReference(refs);
     Set<String> mismatched = contentMismatches(submissions, refusals, out);
 
-    duplicates(refsMovedInWindow, movementsByRef, payoutByRef, out);
     movementsWithoutSubmission(refsMovedInWindow, submissionByRef, payoutByRef, out);
     submissionsWithoutPosting(
         submissions.stream().filter(s -> !mismatched.contains(s.payoutId())).toList(),
@@ -109,7 +113,10 @@ public class Detector {
     concurrentInFlight(out);
     ambiguousBeyondSla(now, out);
     return new Detection(
-        out.counts, out.findings, new Detection.Reads(read[0], read[1], submissions.size()));
+        out.counts,
+        out.findings,
+        new Detection.Reads(
+            entries.countBookedIn(window), entries.countFirstReadBy(scanKey), submissions.size()));
   }
 
   /**
@@ -165,28 +172,15 @@ public class Detector {
     return found;
   }
 
-  /** INV-02: the rail's own statement shows a client reference moving money more than once. */
-  private void duplicates(
-      Set<String> refsMovedInWindow,
-      Map<String, List<RailMovement>> movementsByRef,
-      Map<String, PaydbReads.PayoutFacts> payoutByRef,
-      Collector out) {
-    for (String ref : refsMovedInWindow) {
-      List<RailMovement> moves = movementsByRef.getOrDefault(ref, List.of());
-      if (moves.size() > 1) {
-        PaydbReads.PayoutFacts payout = payoutByRef.get(ref);
-        out.add(
-            new Finding(
-                Discrepancy.DUPLICATE_SUBMISSION,
-                payout != null ? payout.payoutId() : ref,
-                payout != null ? payout.payoutId() : null,
-                payout != null ? payout.accountId() : null,
-                moves.size()
-                    + " rail movements for client reference "
-                    + ref
-                    + ": "
-                    + moves.stream().map(RailMovement::railReference).toList()));
-      }
+  /**
+   * What the scan of the window's statement found from the statements alone (ADR 0178): an exact
+   * count per class, and at most {@code maxFindingsPerClass} findings of each.
+   */
+  private void scanned(String scanKey, Collector out) {
+    for (Map.Entry<Discrepancy, Long> c : entries.scanCounts(scanKey).entrySet()) {
+      out.counts.merge(c.getKey(), c.getValue(), Long::sum);
+      out.findings.addAll(
+          entries.scanFindings(scanKey, c.getKey(), settings.maxFindingsPerClass()));
     }
   }
 

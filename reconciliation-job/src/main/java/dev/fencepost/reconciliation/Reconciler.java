@@ -96,6 +96,19 @@ public class Reconciler {
    *     than {@code maxWindow} (ADR 0168)
    */
   public ReconciliationReport run(ReconciliationWindow window, String triggeredBy) {
+    return run(window, triggeredBy, null);
+  }
+
+  /** The statement side of a window's run, as {@code reconciliationJob}'s chunk step runs it. */
+  StatementScan scan() {
+    return detector.scan();
+  }
+
+  /**
+   * The same, after the window's statement was scanned under {@code scanKey} by {@code
+   * reconciliationJob}'s chunk step (ADR 0178); null scans it here first, under the run's id.
+   */
+  public ReconciliationReport run(ReconciliationWindow window, String triggeredBy, String scanKey) {
     try {
       detector.settings().requireWithinMaxWindow(window);
     } catch (WindowTooLongException e) {
@@ -113,7 +126,11 @@ public class Reconciler {
     try {
       ResolutionSummary resolutions = resolver.resolveAll();
       Instant now = reads.now();
-      Detection detection = detector.detect(window, now, resolutions.contentMismatches());
+      Detection detection =
+          scanKey == null
+              ? detector.scanAndDetect(
+                  window, now, resolutions.contentMismatches(), runId.toString())
+              : detector.detect(window, now, resolutions.contentMismatches(), scanKey);
       Instant finishedAt = reads.now();
       Duration oldest =
           reads.oldestAmbiguousSince().map(s -> Duration.between(s, finishedAt)).orElse(null);

@@ -20,7 +20,9 @@ import org.junit.jupiter.api.Test;
  * is recorded with what it read and found; running again finds nothing to do, and re-running a
  * window never duplicates a finding; an entry that reaches its window's statement late is
  * reconciled by the window's re-read. The clock the catch-up plans with is fixed, hours ahead of
- * the stores' own clocks, so that hours pass without waiting for them.
+ * the stores' own clocks, so that hours pass without waiting for them. The proxy is shared with the
+ * other test classes, whose submissions of the same hours are in these windows too: the assertions
+ * are about what this test's statement entries show.
  */
 @Tag("UC-07")
 @Tag("A-10")
@@ -59,12 +61,16 @@ class CatchUpTest extends ReconciliationTestBase {
     assertThat(done.get(3).report().reads().entriesRead()).isEqualTo(2);
     assertThat(done.get(3).report().count(Discrepancy.RAIL_MOVEMENT_WITHOUT_SUBMISSION))
         .isEqualTo(1);
-    assertThat(done.subList(0, 3)).allSatisfy(d -> assertThat(d.report().clean()).isTrue());
+    assertThat(done.subList(0, 3))
+        .allSatisfy(
+            d ->
+                assertThat(d.report().count(Discrepancy.RAIL_MOVEMENT_WITHOUT_SUBMISSION))
+                    .isZero());
     List<WindowLedger.Row> rows = new WindowLedger(world.paydb).rows();
     assertThat(rows).hasSize(5).allSatisfy(r -> assertThat(r.status()).isEqualTo("COMPLETED"));
     assertThat(rows.get(4).entriesRead()).isEqualTo(2L);
-    assertThat(rows.get(4).submissionsRead()).isEqualTo(1L);
-    assertThat(rows.get(4).findingCount()).isEqualTo(1L);
+    assertThat(rows.get(4).submissionsRead()).isGreaterThanOrEqualTo(1L);
+    assertThat(rows.get(4).findingCount()).isGreaterThanOrEqualTo(1L);
     assertThat(issues()).containsExactly(Map.entry("RAIL_MOVEMENT_WITHOUT_SUBMISSION", 1L));
 
     // Nothing is due again until the re-read; and reconciling a window again is idempotent.
@@ -74,7 +80,9 @@ class CatchUpTest extends ReconciliationTestBase {
     assertThat(
             world
                 .sql
-                .sql("SELECT times_found FROM reconciliation_issue")
+                .sql(
+                    "SELECT times_found FROM reconciliation_issue"
+                        + " WHERE discrepancy = 'RAIL_MOVEMENT_WITHOUT_SUBMISSION'")
                 .query(Long.class)
                 .single())
         .isEqualTo(2L);
@@ -115,7 +123,7 @@ class CatchUpTest extends ReconciliationTestBase {
         .satisfies(
             d -> {
               assertThat(d.window()).isEqualTo(hour(0));
-              assertThat(d.report().clean()).isTrue();
+              assertThat(d.report().count(Discrepancy.RAIL_MOVEMENT_WITHOUT_SUBMISSION)).isZero();
             });
     assertThat(issues()).isEmpty();
     await()
@@ -156,12 +164,14 @@ class CatchUpTest extends ReconciliationTestBase {
     return new ReconciliationWindow(from, from.plus(HOUR));
   }
 
+  /** The issues of the classes this test's statement entries can raise. */
   private List<Map.Entry<String, Long>> issues() {
     return world
         .sql
         .sql(
-            "SELECT discrepancy, count(*) FROM reconciliation_issue GROUP BY discrepancy"
-                + " ORDER BY discrepancy")
+            "SELECT discrepancy, count(*) FROM reconciliation_issue"
+                + " WHERE discrepancy IN ('RAIL_MOVEMENT_WITHOUT_SUBMISSION', 'DUPLICATE_SUBMISSION')"
+                + " GROUP BY discrepancy ORDER BY discrepancy")
         .query((rs, i) -> Map.entry(rs.getString(1), rs.getLong(2)))
         .list();
   }

@@ -37,20 +37,29 @@ class ReconciliationJobTest extends ReconciliationTestBase {
     await()
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(250))
-        .until(() -> World.send("GET", jobs, null).body().contains("COMPLETED"));
-    JsonNode listed = World.JSON.readTree(World.send("GET", jobs, null).body());
-    assertThat(listed.toString()).contains("run ").contains("discrepancies");
-    assertThat(
-            JdbcRuns.of(STACK)
-                .sql(
-                    "SELECT count(*) FROM reconciliation_run WHERE status = 'COMPLETED'"
-                        + " AND window_from = :from AND window_to = :to"
-                        + " AND triggered_by LIKE 'batch:reconciliationJob:%'")
-                .param("from", java.sql.Timestamp.from(from))
-                .param("to", java.sql.Timestamp.from(to))
-                .query(Long.class)
-                .single())
-        .isEqualTo(1L);
+        .until(() -> completedRuns(from, to) == 1L);
+    // The execution's exit description is recorded once its last step has finished.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(250))
+        .untilAsserted(
+            () -> {
+              JsonNode listed = World.JSON.readTree(World.send("GET", jobs, null).body());
+              assertThat(listed.toString()).contains("run ").contains("discrepancies");
+            });
+  }
+
+  /** Completed runs of the window that a hand-launched job recorded in the app's paydb. */
+  private static long completedRuns(Instant from, Instant to) {
+    return JdbcRuns.of(STACK)
+        .sql(
+            "SELECT count(*) FROM reconciliation_run WHERE status = 'COMPLETED'"
+                + " AND window_from = :from AND window_to = :to"
+                + " AND triggered_by LIKE 'batch:reconciliationJob:%'")
+        .param("from", java.sql.Timestamp.from(from))
+        .param("to", java.sql.Timestamp.from(to))
+        .query(Long.class)
+        .single();
   }
 
   @Test
