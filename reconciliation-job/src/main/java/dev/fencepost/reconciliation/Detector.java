@@ -196,14 +196,7 @@ public class Detector {
       }
       PaydbReads.PayoutFacts payout = payoutByRef.get(ref);
       if (payout == null) {
-        out.add(
-            new Finding(
-                Discrepancy.RAIL_MOVEMENT_WITHOUT_SUBMISSION,
-                ref,
-                null,
-                null,
-                "rail movement for client reference " + ref + " matches no payout in paydb"));
-        continue;
+        continue; // the scan's MOVEMENT_WITHOUT_PAYOUT (ADR 0178)
       }
       Optional<Submission> recorded = proxy.submission(payout.payoutId());
       if (recorded.isEmpty() || !ref.equals(recorded.get().clientReference())) {

@@ -37,7 +37,8 @@ public final class StatementScan {
       Pass pass,
       StatementEntry entry,
       PaydbReads.PayoutFacts payout,
-      List<StatementEntry> reference) {}
+      List<StatementEntry> reference,
+      java.time.Instant now) {}
 
   /** An entry and what it is found to be; {@code findings} is empty when it is in order. */
   public record Classified(Pass pass, StatementEntry entry, List<Finding> findings) {}
@@ -190,11 +191,12 @@ public final class StatementScan {
             .computeIfAbsent(e.endToEndId(), k -> new HashMap<>())
             .putIfAbsent(e.entryReference(), e);
       }
+      java.time.Instant now = reads.now();
       List<EntryFacts> facts = new ArrayList<>();
       for (StatementEntry e : read.entries()) {
         List<StatementEntry> all = new ArrayList<>(history.get(e.endToEndId()).values());
         all.sort(ORDER);
-        facts.add(new EntryFacts(pass, e, payouts.get(e.endToEndId()), all));
+        facts.add(new EntryFacts(pass, e, payouts.get(e.endToEndId()), all, now));
       }
       buffer = facts;
     }
@@ -206,7 +208,11 @@ public final class StatementScan {
   /**
    * Classifies an entry from the statements and paydb alone (ADR 0178). A reference with more than
    * one entry is one {@link Discrepancy#DUPLICATE_SUBMISSION}, reported at its latest entry, so the
-   * other entries of it (in this window or an earlier one) do not report it again.
+   * other entries of it (in this window or an earlier one) do not report it again. An entry naming
+   * no payout is {@link Discrepancy#MOVEMENT_WITHOUT_PAYOUT}; one whose amount, currency or stated
+   * beneficiary is not its payout's, {@link Discrepancy#MOVEMENT_CONTENT_MISMATCH}; one for a
+   * payout still CLAIMED, RAIL_SUBMITTED or RAIL_AMBIGUOUS once the settlement window has passed
+   * since the entry was booked, {@link Discrepancy#MOVEMENT_FOR_UNSETTLED_PAYOUT}.
    */
   public static final class EntryClassifier implements ItemProcessor<EntryFacts, Classified> {
 
@@ -235,8 +241,74 @@ public final class StatementScan {
                     + ": "
                     + all.stream().map(StatementEntry::entryReference).toList()));
       }
+      if (payout == null) {
+        findings.add(
+            new Finding(
+                Discrepancy.MOVEMENT_WITHOUT_PAYOUT,
+                e.endToEndId(),
+                null,
+                null,
+                "statement entry "
+                    + e.entryReference()
+                    + " moved "
+                    + e.amountMinor()
+                    + " "
+                    + e.currency()
+                    + " to "
+                    + e.beneficiaryRef()
+                    + " under client reference "
+                    + e.endToEndId()
+                    + ", which matches no payout in paydb"));
+        return new Classified(item.pass(), e, findings);
+      }
+      List<String> differences = new ArrayList<>();
+      if (e.amountMinor() != payout.amountMinor()) {
+        differences.add("amount " + e.amountMinor() + " (payout " + payout.amountMinor() + ")");
+      }
+      if (!e.currency().equals(payout.currency())) {
+        differences.add("currency " + e.currency() + " (payout " + payout.currency() + ")");
+      }
+      if (e.beneficiaryRef() != null && !e.beneficiaryRef().equals(payout.beneficiaryRef())) {
+        differences.add(
+            "beneficiary " + e.beneficiaryRef() + " (payout " + payout.beneficiaryRef() + ")");
+      }
+      if (!differences.isEmpty()) {
+        findings.add(
+            new Finding(
+                Discrepancy.MOVEMENT_CONTENT_MISMATCH,
+                payout.payoutId(),
+                payout.payoutId(),
+                payout.accountId(),
+                "statement entry "
+                    + e.entryReference()
+                    + " for this payout differs in "
+                    + String.join(", ", differences)
+                    + "; payout state "
+                    + payout.state()));
+      }
+      if (UNSETTLED.contains(payout.state())
+          && !e.bookedAt().plus(settings.settlementWindow()).isAfter(item.now())) {
+        findings.add(
+            new Finding(
+                Discrepancy.MOVEMENT_FOR_UNSETTLED_PAYOUT,
+                payout.payoutId(),
+                payout.payoutId(),
+                payout.accountId(),
+                "statement entry "
+                    + e.entryReference()
+                    + " booked at "
+                    + e.bookedAt()
+                    + " shows the money left, but the payout is still "
+                    + payout.state()
+                    + " past the settlement window of "
+                    + settings.settlementWindow().toSeconds()
+                    + " s"));
+      }
       return new Classified(item.pass(), e, findings);
     }
+
+    private static final java.util.Set<String> UNSETTLED =
+        java.util.Set.of("CLAIMED", "RAIL_SUBMITTED", "RAIL_AMBIGUOUS");
   }
 
   /** Records a chunk's entries and findings, in one paydb transaction. */

@@ -27,7 +27,7 @@ class StatementSourceTest extends ReconciliationTestBase {
   void aStatementFileDropFindsWhatTheRailsOwnStatementFindsAndCountsARepeatedFileOnce()
       throws Exception {
     Payout bypassed = world.pending();
-    railPost(bypassed.clientReference());
+    railPost(bypassed.clientReference(), bypassed.amountMinor(), bypassed.beneficiaryRef());
     world.execute(world.pending(), World.Until.POSTED);
     ReconciliationWindow window = world.window();
     String xml = world.statementXml(window);
@@ -69,18 +69,19 @@ class StatementSourceTest extends ReconciliationTestBase {
         .isEqualTo("FAILED");
   }
 
-  private void railPost(String clientReference) {
+  /** Money sent to the rail around the proxy, through the stub's API: no guard sees it. */
+  private void railPost(String clientReference, long amountMinor, String beneficiaryRef) {
     String body =
         World.JSON.writeValueAsString(
             Map.of(
                 "clientReference",
                 clientReference,
                 "amountMinor",
-                1_234,
+                amountMinor,
                 "currency",
                 "EUR",
                 "beneficiaryRef",
-                "ben-bypass"));
+                beneficiaryRef));
     assertThat(World.send("POST", world.stack.stubUrl() + "/rail/payments", body).statusCode())
         .isEqualTo(201);
   }
