@@ -136,4 +136,11 @@ public class ReconciliationConfiguration {
   PayoutOpsEndpoint payoutOpsEndpoint(OperatorActions actions) {
     return new PayoutOpsEndpoint(actions);
   }
+
+  /** Findings with owners (ADR 0179): {@code /actuator/findings}, an operator's. */
+  @Bean
+  FindingsEndpoint findingsEndpoint(
+      @Qualifier(PaydbAutoConfiguration.QUALIFIER) DataSource paydb, MeterRegistry meters) {
+    return new FindingsEndpoint(new FindingStore(paydb), meters);
+  }
 }

@@ -12,7 +12,15 @@
  * dev.fencepost.reconciliation.RailStatementSource} over HTTP or {@link
  * dev.fencepost.reconciliation.DirectoryStatementSource} from a bank's file drop, parsed with the
  * Prowide model ({@code Camt053}) and recorded by entry reference ({@link
- * dev.fencepost.reconciliation.StatementEntryStore}). See docs/reconciliation.md and ADRs
- * 0070-0079, 0168 and 0176.
+ * dev.fencepost.reconciliation.StatementEntryStore}).
+ *
+ * <p>Without a given window the job catches up ({@link dev.fencepost.reconciliation.CatchUp}, ADR
+ * 0177): every closed window since the last one completed, each re-read once after the late-entry
+ * grace, recorded in the {@link dev.fencepost.reconciliation.WindowLedger}. The statement side is a
+ * chunk-oriented Batch step ({@link dev.fencepost.reconciliation.StatementScan}, ADR 0178), with
+ * keyed writes so a restarted step records nothing twice. Findings are issues with owners ({@link
+ * dev.fencepost.reconciliation.FindingStore}, {@link
+ * dev.fencepost.reconciliation.FindingsEndpoint}, ADR 0179). See docs/reconciliation.md and ADRs
+ * 0070-0079, 0168 and 0176-0179.
  */
 package dev.fencepost.reconciliation;
