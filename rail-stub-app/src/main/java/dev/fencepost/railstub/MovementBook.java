@@ -118,6 +118,36 @@ public final class MovementBook {
     }
   }
 
+  /**
+   * What the statement of {@code [from, to)} shows at {@code now}: the movements booked (received)
+   * in the period that the rail's books already show (past their visibility lag, the same as the
+   * lookup's, A-08), in rail-reference order. A movement booked in the period but not yet visible
+   * appears on a later request for the same period: a late entry.
+   */
+  public List<Movement> booked(Instant from, Instant to, Instant now) {
+    synchronized (movements) {
+      return movements.stream()
+          .filter(m -> !m.receivedAt().isBefore(from) && m.receivedAt().isBefore(to))
+          .filter(m -> !m.visibleAt().isAfter(now))
+          .toList();
+    }
+  }
+
+  /**
+   * The sum of the amounts in {@code currency} of the movements booked before {@code instant} and
+   * visible at {@code now}: the statement's opening (or closing) booked balance, every movement a
+   * debit of the one account the stub pays from.
+   */
+  public long bookedBefore(Instant instant, String currency, Instant now) {
+    synchronized (movements) {
+      return movements.stream()
+          .filter(m -> m.receivedAt().isBefore(instant) && !m.visibleAt().isAfter(now))
+          .filter(m -> m.currency().equals(currency))
+          .mapToLong(Movement::amountMinor)
+          .sum();
+    }
+  }
+
   public int size() {
     synchronized (movements) {
       return movements.size();

@@ -30,8 +30,9 @@ class RailStubConfiguration {
   /**
    * Only the rail proxy pays and looks up, as only it may call the real rail. The movement ledger
    * stands in for the rail's statement, which the reconciler reads (ADR 0071), so it is the
-   * reconciler's and an operator's to read; steering faults and clearing the ledger is an
-   * operator's alone, used by tests and experiments (ADR 0146).
+   * reconciler's and an operator's to read, like the camt.053 statement that replaces it for the
+   * reconciler (ADR 0176); steering faults and clearing the ledger is an operator's alone, used by
+   * tests and experiments (ADR 0146).
    */
   @Bean
   EndpointAccess stubEndpoints() {
@@ -42,6 +43,11 @@ class RailStubConfiguration {
             .allow(
                 HttpMethod.GET,
                 "/rail/admin/movements",
+                FencepostRole.OPERATOR,
+                FencepostRole.RECONCILER)
+            .allow(
+                HttpMethod.GET,
+                "/rail/statements",
                 FencepostRole.OPERATOR,
                 FencepostRole.RECONCILER)
             .allow(HttpMethod.GET, "/rail/admin/**", FencepostRole.OPERATOR)

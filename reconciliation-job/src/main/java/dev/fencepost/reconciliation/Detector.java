@@ -17,29 +17,39 @@ import java.util.Set;
 
 /**
  * The comparison (FR-26, UC-07): payout state and ledger (paydb), submissions (the proxy's read
- * API) and movements (the rail's statement), classified into {@link Discrepancy} classes. Reads
- * only: it has no way to change any store (the class holds no writer), which is what "detect, never
- * repair" means in code. The rules per class and why: ADR 0070 and docs/reconciliation.md.
+ * API) and movements (the rail's camt.053 statements, ADR 0176), classified into {@link
+ * Discrepancy} classes. It changes no store it compares: its only write is the record of the
+ * statement entries it read ({@link StatementEntryStore}), the reconciler's own evidence, which is
+ * what "detect, never repair" means in code. The rules per class and why: ADR 0070 and
+ * docs/reconciliation.md.
  */
 public class Detector {
 
   private final PaydbReads reads;
   private final PaymentResource paydb;
   private final ProxyReadClient proxy;
-  private final RailStatement statement;
+  private final StatementScan scan;
+  private final StatementEntryStore entries;
   private final ReconciliationSettings settings;
 
   public Detector(
       PaydbReads reads,
       PaymentResource paydb,
       ProxyReadClient proxy,
-      RailStatement statement,
+      StatementSource statements,
+      StatementEntryStore entries,
       ReconciliationSettings settings) {
     this.reads = reads;
     this.paydb = paydb;
     this.proxy = proxy;
-    this.statement = statement;
+    this.scan = new StatementScan(statements, entries, reads, settings);
+    this.entries = entries;
     this.settings = settings;
+  }
+
+  /** The statement side of the comparison, as a chunk-oriented pass (ADR 0178). */
+  StatementScan scan() {
+    return scan;
   }
 
   /** The settings this detector compares with. */
@@ -47,9 +57,14 @@ public class Detector {
     return settings;
   }
 
-  /** Compares the stores for {@code window}; {@code now} is paydb's clock when the run began. */
-  public Detection detect(ReconciliationWindow window, Instant now) {
-    return detect(window, now, List.of());
+  /**
+   * Scans the window's statement ({@link StatementScan}, chunks of 500 entries) under the key
+   * {@code scanKey}, then compares.
+   */
+  public Detection scanAndDetect(
+      ReconciliationWindow window, Instant now, List<Finding> refusals, String scanKey) {
+    scan.scan(window, scanKey, 500);
+    return detect(window, now, refusals, scanKey);
   }
 
   /**
@@ -58,13 +73,16 @@ public class Detector {
    * ambiguous, and is a finding on every run until an operator acts, not only while its submission
    * is inside the window.
    */
-  public Detection detect(ReconciliationWindow window, Instant now, List<Finding> refusals) {
+  public Detection detect(
+      ReconciliationWindow window, Instant now, List<Finding> refusals, String scanKey) {
     Collector out = new Collector(settings.maxFindingsPerClass());
 
-    // The window's movements only name the references moved in it; the whole history of those
-    // and of the window's submissions is read next, by reference (ADR 0168).
-    Set<String> refsMovedInWindow = new HashSet<>();
-    statement.forEachMovementIn(window, m -> refsMovedInWindow.add(m.clientReference()));
+    // The window's statement was scanned (ADR 0178): its entries are recorded by entry reference
+    // and what the statements alone show is recorded under the scan's key. The references moved
+    // in the window, and the recorded history of those and of the window's submissions, are read
+    // from the record (ADR 0176).
+    Set<String> refsMovedInWindow = entries.endToEndIdsBookedIn(window);
+    scanned(scanKey, out);
 
     List<Submission> submissions = proxy.submissions(window);
     Map<String, Submission> submissionByRef = new HashMap<>();
@@ -77,13 +95,12 @@ public class Detector {
     Set<String> refs = new HashSet<>(refsMovedInWindow);
     refs.addAll(submissionByRef.keySet());
     Map<String, List<RailMovement>> movementsByRef = new LinkedHashMap<>();
-    for (RailMovement m : statement.movementsFor(refs)) {
-      movementsByRef.computeIfAbsent(m.clientReference(), k -> new ArrayList<>()).add(m);
+    for (StatementEntry e : entries.byEndToEndId(refs)) {
+      movementsByRef.computeIfAbsent(e.endToEndId(), k -> new ArrayList<>()).add(e.movement());
     }
     Map<String, PaydbReads.PayoutFacts> payoutByRef = reads.byClientReference(refs);
     Set<String> mismatched = contentMismatches(submissions, refusals, out);
 
-    duplicates(refsMovedInWindow, movementsByRef, payoutByRef, out);
     movementsWithoutSubmission(refsMovedInWindow, submissionByRef, payoutByRef, out);
     submissionsWithoutPosting(
         submissions.stream().filter(s -> !mismatched.contains(s.payoutId())).toList(),
@@ -95,7 +112,11 @@ public class Detector {
     ledger(out);
     concurrentInFlight(out);
     ambiguousBeyondSla(now, out);
-    return new Detection(out.counts, out.findings);
+    return new Detection(
+        out.counts,
+        out.findings,
+        new Detection.Reads(
+            entries.countBookedIn(window), entries.countFirstReadBy(scanKey), submissions.size()));
   }
 
   /**
@@ -151,28 +172,15 @@ public class Detector {
     return found;
   }
 
-  /** INV-02: the rail's own statement shows a client reference moving money more than once. */
-  private void duplicates(
-      Set<String> refsMovedInWindow,
-      Map<String, List<RailMovement>> movementsByRef,
-      Map<String, PaydbReads.PayoutFacts> payoutByRef,
-      Collector out) {
-    for (String ref : refsMovedInWindow) {
-      List<RailMovement> moves = movementsByRef.getOrDefault(ref, List.of());
-      if (moves.size() > 1) {
-        PaydbReads.PayoutFacts payout = payoutByRef.get(ref);
-        out.add(
-            new Finding(
-                Discrepancy.DUPLICATE_SUBMISSION,
-                payout != null ? payout.payoutId() : ref,
-                payout != null ? payout.payoutId() : null,
-                payout != null ? payout.accountId() : null,
-                moves.size()
-                    + " rail movements for client reference "
-                    + ref
-                    + ": "
-                    + moves.stream().map(RailMovement::railReference).toList()));
-      }
+  /**
+   * What the scan of the window's statement found from the statements alone (ADR 0178): an exact
+   * count per class, and at most {@code maxFindingsPerClass} findings of each.
+   */
+  private void scanned(String scanKey, Collector out) {
+    for (Map.Entry<Discrepancy, Long> c : entries.scanCounts(scanKey).entrySet()) {
+      out.counts.merge(c.getKey(), c.getValue(), Long::sum);
+      out.findings.addAll(
+          entries.scanFindings(scanKey, c.getKey(), settings.maxFindingsPerClass()));
     }
   }
 
@@ -188,14 +196,7 @@ public class Detector {
       }
       PaydbReads.PayoutFacts payout = payoutByRef.get(ref);
       if (payout == null) {
-        out.add(
-            new Finding(
-                Discrepancy.RAIL_MOVEMENT_WITHOUT_SUBMISSION,
-                ref,
-                null,
-                null,
-                "rail movement for client reference " + ref + " matches no payout in paydb"));
-        continue;
+        continue; // the scan's MOVEMENT_WITHOUT_PAYOUT (ADR 0178)
       }
       Optional<Submission> recorded = proxy.submission(payout.payoutId());
       if (recorded.isEmpty() || !ref.equals(recorded.get().clientReference())) {
@@ -273,12 +274,18 @@ public class Detector {
   }
 
   /**
-   * Whether the statement shows {@code ref} moving money: from the references already read, else
-   * read now (a posting's submission may be outside the window).
+   * Whether the statements show {@code ref} moving money: from the references already read, else
+   * from the recorded entries (a posting's submission may be outside the window).
    */
   private boolean moved(String ref, Map<String, List<RailMovement>> movementsByRef) {
     return !movementsByRef
-        .computeIfAbsent(ref, r -> new ArrayList<>(statement.movementsFor(List.of(r))))
+        .computeIfAbsent(
+            ref,
+            r ->
+                new ArrayList<>(
+                    entries.byEndToEndId(List.of(r)).stream()
+                        .map(StatementEntry::movement)
+                        .toList()))
         .isEmpty();
   }
 

@@ -28,6 +28,22 @@ public enum Discrepancy {
    * may have gone elsewhere (ADR 0140). Also the resolver's refusal to resolve such a payout.
    */
   SUBMISSION_CONTENT_MISMATCH(Severity.PAGE),
+  /**
+   * A statement entry whose amount, currency or beneficiary is not the payout's its EndToEndId
+   * names: the money went elsewhere, or in another amount, under one of our payouts (ADR 0178).
+   */
+  MOVEMENT_CONTENT_MISMATCH(Severity.PAGE),
+  /**
+   * A statement entry whose EndToEndId names no payout of paydb: money left for nothing we know
+   * (ADR 0178).
+   */
+  MOVEMENT_WITHOUT_PAYOUT(Severity.PAGE),
+  /**
+   * A statement entry for a payout still CLAIMED, RAIL_SUBMITTED or RAIL_AMBIGUOUS once the
+   * settlement window has passed since the entry was booked: the money left and paydb has not
+   * caught up; a person finishes it (ADR 0178).
+   */
+  MOVEMENT_FOR_UNSETTLED_PAYOUT(Severity.TICKET),
   /** More than one non-terminal payout in flight for one account (A-15, INV-01's detective). */
   CONCURRENT_IN_FLIGHT(Severity.PAGE),
   /** RAIL_AMBIGUOUS for longer than the resolution SLA: hand to finance (UC-05 step 6). */

@@ -42,15 +42,34 @@ public class Reconciler {
   }
 
   /**
-   * A reconciler without Spring, for the local platform and tools: paydb (with changeset paydb-005
-   * applied), the proxy's base URL, the rail statement's base URL, a lock template connected to the
-   * lock server, a meter registry, the settings, and the reconciler's bearer tokens for the proxy
-   * and the rail statement.
+   * A reconciler without Spring, for the local platform and tools: paydb (with its changelog
+   * applied), the proxy's base URL, the rail's base URL (its camt.053 statements, ADR 0176), a lock
+   * template connected to the lock server, a meter registry, the settings, and the reconciler's
+   * bearer tokens for the proxy and the rail statement.
    */
   public static Reconciler create(
       javax.sql.DataSource paydb,
       String proxyBaseUrl,
       String railStatementUrl,
+      dev.fencepost.lock.client.LockTemplate locks,
+      io.micrometer.core.instrument.MeterRegistry meters,
+      ReconciliationSettings settings,
+      dev.fencepost.security.BearerTokenSource credentials) {
+    return create(
+        paydb,
+        proxyBaseUrl,
+        new RailStatementSource(railStatementUrl, Duration.ofSeconds(10), credentials, 500),
+        locks,
+        meters,
+        settings,
+        credentials);
+  }
+
+  /** The same, with the statements from {@code statements} (e.g. a directory of files). */
+  public static Reconciler create(
+      javax.sql.DataSource paydb,
+      String proxyBaseUrl,
+      StatementSource statements,
       dev.fencepost.lock.client.LockTemplate locks,
       io.micrometer.core.instrument.MeterRegistry meters,
       ReconciliationSettings settings,
@@ -62,13 +81,8 @@ public class Reconciler {
     ProxyReadClient proxy = new ProxyReadClient(proxyBaseUrl, timeout, credentials);
     return new Reconciler(
         new AmbiguityResolver(payments, reads, proxy, locks, settings),
-        new Detector(
-            reads,
-            payments,
-            proxy,
-            new RailStatement(railStatementUrl, timeout, credentials),
-            settings),
-        new RunStore(paydb),
+        new Detector(reads, payments, proxy, statements, new StatementEntryStore(paydb), settings),
+        new RunStore(paydb, settings.reconcilerId()),
         reads,
         new ReconciliationSignals(meters, reads, settings.sampleSize()));
   }
@@ -82,6 +96,19 @@ public class Reconciler {
    *     than {@code maxWindow} (ADR 0168)
    */
   public ReconciliationReport run(ReconciliationWindow window, String triggeredBy) {
+    return run(window, triggeredBy, null);
+  }
+
+  /** The statement side of a window's run, as {@code reconciliationJob}'s chunk step runs it. */
+  StatementScan scan() {
+    return detector.scan();
+  }
+
+  /**
+   * The same, after the window's statement was scanned under {@code scanKey} by {@code
+   * reconciliationJob}'s chunk step (ADR 0178); null scans it here first, under the run's id.
+   */
+  public ReconciliationReport run(ReconciliationWindow window, String triggeredBy, String scanKey) {
     try {
       detector.settings().requireWithinMaxWindow(window);
     } catch (WindowTooLongException e) {
@@ -99,7 +126,11 @@ public class Reconciler {
     try {
       ResolutionSummary resolutions = resolver.resolveAll();
       Instant now = reads.now();
-      Detection detection = detector.detect(window, now, resolutions.contentMismatches());
+      Detection detection =
+          scanKey == null
+              ? detector.scanAndDetect(
+                  window, now, resolutions.contentMismatches(), runId.toString())
+              : detector.detect(window, now, resolutions.contentMismatches(), scanKey);
       Instant finishedAt = reads.now();
       Duration oldest =
           reads.oldestAmbiguousSince().map(s -> Duration.between(s, finishedAt)).orElse(null);
@@ -113,7 +144,8 @@ public class Reconciler {
               detection.counts(),
               detection.findings(),
               resolutions,
-              oldest);
+              oldest,
+              detection.reads());
       runs.complete(report);
       signals.completed(report);
       return report;

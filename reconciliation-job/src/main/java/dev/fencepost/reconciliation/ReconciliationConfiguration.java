@@ -58,14 +58,37 @@ public class ReconciliationConfiguration {
         properties.proxyBaseUrl(), properties.httpTimeout(), credentials.getIfAvailable());
   }
 
+  /**
+   * The rail's statements (ADR 0176): over HTTP from the rail ({@code statement-source: rail}, the
+   * default) or from the files a bank drops in {@code statement-directory} ({@code
+   * statement-source: directory}).
+   */
   @Bean
-  RailStatement railStatement(
+  StatementSource statementSource(
       ReconciliationProperties properties, ObjectProvider<BearerTokenSource> credentials) {
-    return new RailStatement(
-        properties.railStatementUrl(),
-        properties.httpTimeout(),
-        credentials.getIfAvailable(),
-        properties.statementPageSize());
+    return switch (properties.statementSource()) {
+      case RAIL ->
+          new RailStatementSource(
+              properties.railStatementUrl(),
+              properties.httpTimeout(),
+              credentials.getIfAvailable(),
+              properties.statementPageSize());
+      case DIRECTORY -> {
+        if (properties.statementDirectory() == null) {
+          throw new IllegalStateException(
+              "fencepost.reconciliation.statement-source=directory needs"
+                  + " fencepost.reconciliation.statement-directory");
+        }
+        yield new DirectoryStatementSource(
+            properties.statementDirectory(), properties.statementPageSize());
+      }
+    };
+  }
+
+  @Bean
+  StatementEntryStore statementEntryStore(
+      @Qualifier(PaydbAutoConfiguration.QUALIFIER) DataSource paydb) {
+    return new StatementEntryStore(paydb);
   }
 
   @Bean
@@ -74,17 +97,29 @@ public class ReconciliationConfiguration {
       PaymentResource paymentResource,
       PaydbReads reads,
       ProxyReadClient proxy,
-      RailStatement statement,
+      StatementSource statements,
+      StatementEntryStore entries,
       LockTemplate locks,
       @Qualifier(PaydbAutoConfiguration.QUALIFIER) DataSource paydb,
       MeterRegistry meters) {
     ReconciliationSettings settings = properties.settings();
     return new Reconciler(
         new AmbiguityResolver(paymentResource, reads, proxy, locks, settings),
-        new Detector(reads, paymentResource, proxy, statement, settings),
-        new RunStore(paydb),
+        new Detector(reads, paymentResource, proxy, statements, entries, settings),
+        new RunStore(paydb, settings.reconcilerId()),
         reads,
         new ReconciliationSignals(meters, reads, settings.sampleSize()));
+  }
+
+  @Bean
+  WindowLedger windowLedger(@Qualifier(PaydbAutoConfiguration.QUALIFIER) DataSource paydb) {
+    return new WindowLedger(paydb);
+  }
+
+  /** Every window exactly once (ADR 0177): what the job does when it is given no window. */
+  @Bean
+  CatchUp catchUp(Reconciler reconciler, WindowLedger ledger, ReconciliationProperties properties) {
+    return new CatchUp(reconciler, ledger, properties.catchUp(), java.time.Clock.systemUTC());
   }
 
   @Bean
@@ -100,5 +135,12 @@ public class ReconciliationConfiguration {
   @Bean
   PayoutOpsEndpoint payoutOpsEndpoint(OperatorActions actions) {
     return new PayoutOpsEndpoint(actions);
+  }
+
+  /** Findings with owners (ADR 0179): {@code /actuator/findings}, an operator's. */
+  @Bean
+  FindingsEndpoint findingsEndpoint(
+      @Qualifier(PaydbAutoConfiguration.QUALIFIER) DataSource paydb, MeterRegistry meters) {
+    return new FindingsEndpoint(new FindingStore(paydb), meters);
   }
 }

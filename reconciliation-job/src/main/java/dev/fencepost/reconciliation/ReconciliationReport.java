@@ -20,6 +20,7 @@ import java.util.UUID;
  * @param findings the findings persisted (at most {@code maxFindingsPerClass} per class)
  * @param resolutions what ambiguity resolution did
  * @param oldestAmbiguousAge age of the oldest payout still ambiguous after the run, or null
+ * @param reads what the comparison read
  */
 public record ReconciliationReport(
     UUID runId,
@@ -30,7 +31,31 @@ public record ReconciliationReport(
     Map<Discrepancy, Long> counts,
     List<Finding> findings,
     ResolutionSummary resolutions,
-    Duration oldestAmbiguousAge) {
+    Duration oldestAmbiguousAge,
+    Detection.Reads reads) {
+
+  public ReconciliationReport(
+      UUID runId,
+      ReconciliationWindow window,
+      String triggeredBy,
+      Instant startedAt,
+      Instant finishedAt,
+      Map<Discrepancy, Long> counts,
+      List<Finding> findings,
+      ResolutionSummary resolutions,
+      Duration oldestAmbiguousAge) {
+    this(
+        runId,
+        window,
+        triggeredBy,
+        startedAt,
+        finishedAt,
+        counts,
+        findings,
+        resolutions,
+        oldestAmbiguousAge,
+        Detection.Reads.NONE);
+  }
 
   public long count(Discrepancy discrepancy) {
     return counts.getOrDefault(discrepancy, 0L);

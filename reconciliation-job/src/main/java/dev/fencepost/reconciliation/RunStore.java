@@ -2,8 +2,12 @@ package dev.fencepost.reconciliation;
 
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -11,17 +15,32 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Persists runs and findings in paydb (changeset paydb-005). A run is inserted RUNNING before any
  * comparison, so a run that dies is visible as one that never completed; its counts and findings
- * are written with its completion in one transaction (ADR 0072). These are the only tables this
- * module writes directly.
+ * are written with its completion in one transaction (ADR 0072). In the same transaction every
+ * finding becomes, or finds again, its issue (changeset paydb-009, ADR 0179): one row per class and
+ * subject, however many runs or windows find it, so re-running a window never duplicates a finding;
+ * an issue resolved by an operator that is found again is REOPENED, with an audit event. These, the
+ * windows ({@link WindowLedger}) and the statement entries ({@link StatementEntryStore}) are the
+ * only tables this module writes directly.
  */
 public class RunStore {
 
+  private static final Logger log = LoggerFactory.getLogger(RunStore.class);
+
   private final JdbcClient jdbc;
   private final TransactionTemplate tx;
+  private final String reconcilerId;
 
   public RunStore(DataSource paydb) {
+    this(paydb, "reconciliation-job");
+  }
+
+  /**
+   * @param reconcilerId the reconciler's identity in the issues' audit trail
+   */
+  public RunStore(DataSource paydb, String reconcilerId) {
     this.jdbc = JdbcClient.create(paydb);
     this.tx = new TransactionTemplate(new DataSourceTransactionManager(paydb));
+    this.reconcilerId = reconcilerId;
   }
 
   public void start(UUID runId, ReconciliationWindow window, String triggeredBy, Instant at) {
@@ -65,6 +84,7 @@ public class RunStore {
                 .param("account", f.accountId())
                 .param("detail", f.detail())
                 .update();
+            issue(f, report);
           }
           ResolutionSummary r = report.resolutions();
           jdbc.sql(
@@ -90,6 +110,96 @@ public class RunStore {
               .param("id", report.runId())
               .update();
         });
+  }
+
+  /** One issue per class and subject: found for the first time, found again, or reopened. */
+  private void issue(Finding f, ReconciliationReport report) {
+    Timestamp at = Timestamp.from(report.finishedAt());
+    Optional<Map.Entry<Long, String>> existing = existing(f);
+    if (existing.isEmpty()) {
+      Optional<Long> inserted =
+          jdbc.sql(
+                  """
+                  INSERT INTO reconciliation_issue
+                    (discrepancy, severity, subject, payout_id, account_id, detail, status,
+                     first_found_at, last_found_at, first_run_id, last_run_id, status_changed_at)
+                  VALUES (:d, :s, :subject, :payout::uuid, :account, :detail, 'OPEN',
+                          :at, :at, :run, :run, :at)
+                  ON CONFLICT (discrepancy, subject) DO NOTHING RETURNING id""")
+              .param("d", f.discrepancy().name())
+              .param("s", f.severity().name())
+              .param("subject", f.subject())
+              .param("payout", f.payoutId())
+              .param("account", f.accountId())
+              .param("detail", f.detail())
+              .param("at", at)
+              .param("run", report.runId())
+              .query(Long.class)
+              .optional();
+      if (inserted.isPresent()) {
+        event(inserted.get(), null, "OPEN", "found by run " + report.runId(), report.runId());
+        log.atInfo()
+            .addKeyValue("event", "reconciliation.issue.opened")
+            .addKeyValue("issueId", inserted.get())
+            .addKeyValue("discrepancy", f.discrepancy().name())
+            .addKeyValue("subject", f.subject())
+            .addKeyValue("runId", report.runId())
+            .log("reconciliation issue opened");
+        return;
+      }
+      existing = existing(f); // another run inserted it first
+    }
+    long id = existing.orElseThrow().getKey();
+    boolean reopened = "RESOLVED".equals(existing.get().getValue());
+    jdbc.sql(
+            """
+            UPDATE reconciliation_issue
+               SET detail = :detail, last_found_at = :at, last_run_id = :run,
+                   times_found = times_found + 1,
+                   status = CASE WHEN :reopen THEN 'REOPENED' ELSE status END,
+                   status_changed_at = CASE WHEN :reopen THEN :at ELSE status_changed_at END
+             WHERE id = :id""")
+        .param("detail", f.detail())
+        .param("at", at)
+        .param("run", report.runId())
+        .param("reopen", reopened)
+        .param("id", id)
+        .update();
+    if (reopened) {
+      event(id, "RESOLVED", "REOPENED", "found again by run " + report.runId(), report.runId());
+      log.atWarn()
+          .addKeyValue("event", "reconciliation.issue.reopened")
+          .addKeyValue("issueId", id)
+          .addKeyValue("discrepancy", f.discrepancy().name())
+          .addKeyValue("subject", f.subject())
+          .addKeyValue("runId", report.runId())
+          .log("a resolved reconciliation issue was found again");
+    }
+  }
+
+  private Optional<Map.Entry<Long, String>> existing(Finding f) {
+    return jdbc.sql(
+            "SELECT id, status FROM reconciliation_issue"
+                + " WHERE discrepancy = :d AND subject = :subject FOR UPDATE")
+        .param("d", f.discrepancy().name())
+        .param("subject", f.subject())
+        .query((rs, i) -> Map.entry(rs.getLong(1), rs.getString(2)))
+        .optional();
+  }
+
+  private void event(long issueId, String from, String to, String reason, UUID runId) {
+    jdbc.sql(
+            """
+            INSERT INTO reconciliation_issue_event
+              (issue_id, from_status, to_status, actor_role, actor, reason, run_id)
+            VALUES (:issue, :from, :to, 'RECONCILER', :actor, :reason, :run)""")
+        .param("issue", issueId)
+        .param("from", from)
+        .param("to", to)
+        .param("actor", reconcilerId)
+        .param("reason", reason)
+        .param("run", runId)
+        .update();
   }
 
   public void fail(UUID runId, String error, Instant at) {

@@ -103,13 +103,18 @@ class DetectionTest extends ReconciliationTestBase {
   void railMovementsThatNoSubmissionAccountsForArePageFindings() {
     Payout bypassed = world.pending();
     // Money sent to the rail around the proxy: through the stub's API, not through any guard.
-    railPost(bypassed.clientReference());
-    railPost("fp-not-one-of-ours");
+    railPost(bypassed.clientReference(), bypassed.amountMinor(), bypassed.beneficiaryRef());
+    railPost("fp-not-one-of-ours", 1_234, "ben-bypass");
     StoreSnapshot before = StoreSnapshot.of(world);
 
     ReconciliationReport report = world.reconciler(world.settings()).run(world.window(), "test");
 
-    assertOnly(report, Map.of(Discrepancy.RAIL_MOVEMENT_WITHOUT_SUBMISSION, 2L));
+    // The one of ours has no submission; the other names no payout at all (ADR 0178).
+    assertOnly(
+        report,
+        Map.of(
+            Discrepancy.RAIL_MOVEMENT_WITHOUT_SUBMISSION, 1L,
+            Discrepancy.MOVEMENT_WITHOUT_PAYOUT, 1L));
     assertThat(report.findings())
         .extracting(Finding::subject)
         .containsExactlyInAnyOrder(bypassed.id().toString(), "fp-not-one-of-ours");
@@ -198,18 +203,19 @@ class DetectionTest extends ReconciliationTestBase {
     assertThat(StoreSnapshot.of(world)).isEqualTo(before);
   }
 
-  private void railPost(String clientReference) {
+  /** Money sent to the rail around the proxy, through the stub's API: no guard sees it. */
+  private void railPost(String clientReference, long amountMinor, String beneficiaryRef) {
     String body =
         World.JSON.writeValueAsString(
             Map.of(
                 "clientReference",
                 clientReference,
                 "amountMinor",
-                1_234,
+                amountMinor,
                 "currency",
                 "EUR",
                 "beneficiaryRef",
-                "ben-bypass"));
+                beneficiaryRef));
     assertThat(World.send("POST", world.stack.stubUrl() + "/rail/payments", body).statusCode())
         .isEqualTo(201);
   }

@@ -14,8 +14,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * A run's bounds (ADR 0168): a window longer than the maximum is refused before anything is read or
- * recorded, at the job's launch as in the API, and the rail statement and the ledger postings are
- * read in pages, down to one item per page, without missing anything.
+ * recorded, at the job's launch as in the API, and the rail's statements and the ledger postings
+ * are read in pages, down to one item per page, without missing anything.
  */
 class ReconciliationBoundsTest extends ReconciliationTestBase {
 
@@ -60,13 +60,17 @@ class ReconciliationBoundsTest extends ReconciliationTestBase {
   }
 
   /**
-   * The second movement of a reference is in the window, its first before it: the whole history of
-   * the reference is read, one movement per page, and the duplicate is found.
+   * The second movement of a reference is in the window, its first in the window before, which was
+   * reconciled: the reference's recorded statement history is compared, the window read one entry
+   * per page, and the duplicate is found (ADR 0176).
    */
   @Test
-  void withOneMovementPerPageADuplicateWhoseFirstMovementPrecedesTheWindowIsStillFound() {
+  void withOneEntryPerPageADuplicateWhoseFirstMovementWasInAnEarlierWindowIsStillFound() {
     Payout payout = world.execute(world.pending(), World.Until.POSTED);
     Instant windowStart = Instant.now();
+    ReconciliationReport earlier =
+        paged(1, 500).run(new ReconciliationWindow(world.startedAt, windowStart), "test");
+    assertThat(earlier.counts().get(Discrepancy.DUPLICATE_SUBMISSION)).isZero();
     world.submit(world.stack.unguardedProxyUrl(), payout, payout.tokenStamp());
     assertThat(world.movementCount(payout.clientReference())).isEqualTo(2);
     ReconciliationWindow window =
@@ -133,11 +137,12 @@ class ReconciliationBoundsTest extends ReconciliationTestBase {
             reads,
             world.payments,
             proxy,
-            new RailStatement(
+            new RailStatementSource(
                 world.stack.stubUrl(),
                 Duration.ofSeconds(5),
                 world.stack.tokens(FencepostRole.RECONCILER),
                 statementPage),
+            new StatementEntryStore(world.paydb),
             settings),
         new RunStore(world.paydb),
         reads,

@@ -101,6 +101,38 @@ final class World {
         stack.tokens(FencepostRole.RECONCILER));
   }
 
+  /** The world's reconciler with its statements from {@code statements}. */
+  Reconciler reconciler(ReconciliationSettings settings, StatementSource statements) {
+    return Reconciler.create(
+        paydb,
+        stack.proxyUrl(),
+        statements,
+        locks,
+        meters,
+        settings,
+        stack.tokens(FencepostRole.RECONCILER));
+  }
+
+  /** The rail's camt.053 statement of {@code window} (one page of up to 1,000 entries), as XML. */
+  String statementXml(ReconciliationWindow window) {
+    HttpResponse<String> r =
+        send(
+            "GET",
+            stack.stubUrl()
+                + "/rail/statements?pageSize=1000&bookedFrom="
+                + java.net.URLEncoder.encode(
+                    window.from().toString(), java.nio.charset.StandardCharsets.UTF_8)
+                + "&bookedTo="
+                + java.net.URLEncoder.encode(
+                    window.to().toString(), java.nio.charset.StandardCharsets.UTF_8),
+            null,
+            stack.tokens(FencepostRole.RECONCILER));
+    if (r.statusCode() != 200) {
+      throw new IllegalStateException("statement refused: " + r.statusCode() + " " + r.body());
+    }
+    return r.body();
+  }
+
   OperatorActions operatorActions(ReconciliationSettings settings) {
     return new OperatorActions(payments, new PaydbReads(paydb), locks, settings, meters);
   }

@@ -48,6 +48,8 @@ class RuntimeRolePrivilegesTest {
         Arguments.of("paydb", "reconciliation_finding", "detail"),
         Arguments.of("paydb", "reconciliation_class_count", "finding_count"),
         Arguments.of("paydb", "reconciliation_run", "window_from"),
+        Arguments.of("paydb", "reconciliation_statement_entry", "amount_minor"),
+        Arguments.of("paydb", "reconciliation_issue_event", "reason"),
         Arguments.of("paydb", "account", "id"),
         Arguments.of("paydb", "payout", "amount_minor"),
         Arguments.of("proxydb", "rail_submission", "amount_minor"),

@@ -1,0 +1,22 @@
+package dev.fencepost.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The reconciliation benchmark must not rot: a smoke size in the normal test command. It asserts
+ * that every planted discrepancy is found and none is invented, never a timing.
+ */
+class ReconciliationBenchSmokeTest {
+
+  @Test
+  void everyPlantedDiscrepancyIsFoundAndNoneIsInvented() {
+    ReconciliationBench.Outcome outcome =
+        ReconciliationBench.run(new ReconciliationBench.Settings(3_000, 200, 7), line -> {});
+
+    assertThat(outcome.found()).isEqualTo(outcome.planted());
+    assertThat(outcome.entries()).isEqualTo(3_014);
+    assertThat(ReconciliationBench.report(outcome)).contains("3,000 payouts");
+  }
+}
