@@ -72,9 +72,9 @@ class GameDaysIT {
   static final int[] CHECKED = new int[2];
 
   /** The tests of this tier: the long ones are excluded from the test command. */
-  static final int FAST = 3;
+  static final int FAST = 2;
 
-  static final int LONG = 8;
+  static final int LONG = 9;
 
   @RegisterExtension
   static final EvidenceAfterAllPassed EVIDENCE =
@@ -142,6 +142,7 @@ class GameDaysIT {
 
   @Test
   @Order(2)
+  @Tag("long")
   void aRevokeOfALiveHolderIsReportedAndItsLateWriteIsFencedOut() {
     GameDay revoked =
         new GameDay(

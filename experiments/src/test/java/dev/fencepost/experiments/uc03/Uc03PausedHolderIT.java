@@ -238,21 +238,22 @@ class Uc03PausedHolderIT {
   @ParameterizedTest(name = "{0}")
   @EnumSource(
       value = Cell.class,
-      names = {"C_HIGH_WATER_OFF", "D_UNIQUENESS_OFF"},
-      mode = EnumSource.Mode.EXCLUDE)
+      names = {"B0_FENCE_ON", "B_FENCE_OFF"})
   void negativeControlMatrix(Cell cell) {
     matrixCell(cell);
   }
 
   /**
-   * The long tier's cells: each proxy guard alone. The rail proxy's own
-   * FencingSwitchNegativeControlTest shows the same in the test command; here they cost a proxy
-   * restart each.
+   * The long tier's cells: each proxy guard alone, and both proxy guards off (with and without
+   * paydb's fence). The rail proxy's own FencingSwitchNegativeControlTest and payment-resource's
+   * FencingDisabledNegativeControlTest show each guard's removal in the test command; here they
+   * cost a proxy restart each.
    */
   @ParameterizedTest(name = "{0}")
   @EnumSource(
       value = Cell.class,
-      names = {"C_HIGH_WATER_OFF", "D_UNIQUENESS_OFF"})
+      names = {"B0_FENCE_ON", "B_FENCE_OFF"},
+      mode = EnumSource.Mode.EXCLUDE)
   @Tag("long")
   void negativeControlMatrixOneProxyGuardOff(Cell cell) {
     matrixCell(cell);
