@@ -12,8 +12,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * long tier's, or this class's with {@code -Dexperiments.chaos.backends=ETCD}.
  *
  * <p>Tagged {@code long} since the game days and the console joined the test command: the suite
- * stays under its 30 minutes, and the long tier runs this run besides {@link ChaosRunLongIT}'s.
- * The fencing experiments of UC-03, UC-04 and UC-08 stay in the test command.
+ * stays under its 30 minutes, and the long tier runs this run besides {@link ChaosRunLongIT}'s. The
+ * fencing experiments of UC-03, UC-04 and UC-08 stay in the test command.
  */
 @Tag("long")
 @Tag("NFR-06")

@@ -182,6 +182,19 @@ public final class PrometheusServer implements AutoCloseable {
     return alerts;
   }
 
+  /** Every alerting rule's {@code for:} duration, by alert name, as Prometheus loaded them. */
+  public Map<String, Duration> alertHoldDurations() {
+    Map<String, Duration> holds = new LinkedHashMap<>();
+    for (JsonNode group : get("/api/v1/rules?type=alert").path("data").path("groups")) {
+      for (JsonNode rule : group.path("rules")) {
+        holds.put(
+            rule.path("name").asString(),
+            Duration.ofMillis(Math.round(rule.path("duration").asDouble(0) * 1000)));
+      }
+    }
+    return holds;
+  }
+
   /** The alert named {@code name} if it fires now. */
   public Optional<Alert> firing(String name) {
     return alerts().stream()
