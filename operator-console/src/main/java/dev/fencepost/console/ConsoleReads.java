@@ -124,17 +124,6 @@ public class ConsoleReads {
       Instant createdAt,
       Instant resolvedAt) {}
 
-  /** One reconciliation finding. */
-  public record Finding(
-      long id,
-      String discrepancy,
-      String severity,
-      String subject,
-      UUID payoutId,
-      String accountId,
-      String detail,
-      Instant createdAt) {}
-
   /** One break-glass revoke as lockdb's audit recorded it. */
   public record LockAudit(
       long id,
@@ -296,46 +285,6 @@ public class ConsoleReads {
                             instant(rs, "created_at"),
                             instant(rs, "resolved_at")))
                 .optional());
-  }
-
-  /** The findings of run {@code runId}, of {@code severity} when not null, pages first. */
-  public List<Finding> findings(UUID runId, String severity) {
-    String sql =
-        "SELECT id, discrepancy, severity, subject, payout_id, account_id, detail, created_at"
-            + " FROM reconciliation_finding WHERE run_id = :run"
-            + (severity == null ? "" : " AND severity = :severity")
-            + " ORDER BY severity, discrepancy, id LIMIT :limit";
-    var statement = paydb.sql(sql).param("run", runId).param("limit", properties.getPageSize());
-    if (severity != null) {
-      statement = statement.param("severity", severity);
-    }
-    return statement
-        .query(
-            (rs, i) ->
-                new Finding(
-                    rs.getLong("id"),
-                    rs.getString("discrepancy"),
-                    rs.getString("severity"),
-                    rs.getString("subject"),
-                    rs.getObject("payout_id", UUID.class),
-                    rs.getString("account_id"),
-                    rs.getString("detail"),
-                    instant(rs, "created_at")))
-        .list();
-  }
-
-  /** Finding counts per discrepancy class of run {@code runId}, zeros included. */
-  public Map<String, Long> classCounts(UUID runId) {
-    Map<String, Long> counts = new LinkedHashMap<>();
-    paydb
-        .sql(
-            "SELECT discrepancy, finding_count FROM reconciliation_class_count WHERE run_id = :run"
-                + " ORDER BY severity, discrepancy")
-        .param("run", runId)
-        .query((rs, i) -> Map.entry(rs.getString(1), rs.getLong(2)))
-        .list()
-        .forEach(e -> counts.put(e.getKey(), e.getValue()));
-    return counts;
   }
 
   /** Revokes recorded for {@code key}, newest first (lockdb, PostgreSQL backend). */

@@ -18,6 +18,11 @@ final class Inputs {
   static final int MAX_REASON = 2000;
   static final int MAX_PARAMETERS = 2500;
   static final Set<String> SEVERITIES = Set.of("PAGE", "TICKET");
+  static final Set<String> FINDING_STATUSES =
+      Set.of("OPEN", "ACKNOWLEDGED", "RESOLVED", "REOPENED");
+
+  /** reconciliation-job's own bound on a finding action's reason (FindingsEndpoint). */
+  static final int MAX_FINDING_REASON = 1000;
 
   private Inputs() {}
 
@@ -115,6 +120,71 @@ final class Inputs {
       throw new BadInputException("severity", "severity is PAGE or TICKET");
     }
     return s;
+  }
+
+  /** An optional finding status filter; {@code any} (or empty) is every status. */
+  static String findingStatus(String status) {
+    String s = trimmed(status);
+    if (s == null || s.equals("any")) {
+      return null;
+    }
+    if (!FINDING_STATUSES.contains(s)) {
+      throw new BadInputException(
+          "status", "status is one of " + FINDING_STATUSES.stream().sorted().toList() + " or any");
+    }
+    return s;
+  }
+
+  static long findingId(String id) {
+    Long value = parsed(id);
+    if (value == null || value < 1) {
+      throw new BadInputException("findingId", "a finding id is a positive integer");
+    }
+    return value;
+  }
+
+  /** Where a page of findings starts: after this id, 0 for the first page. */
+  static long afterId(String afterId) {
+    if (trimmed(afterId) == null) {
+      return 0;
+    }
+    Long value = parsed(afterId);
+    if (value == null || value < 0) {
+      throw new BadInputException("afterId", "afterId is a non-negative integer");
+    }
+    return value;
+  }
+
+  static String findingAction(String action) {
+    if (!"acknowledge".equals(action) && !"resolve".equals(action)) {
+      throw new BadInputException("action", "the action is acknowledge or resolve");
+    }
+    return action;
+  }
+
+  /**
+   * A finding action's reason: required to resolve, optional to acknowledge (null when not given);
+   * at most {@value #MAX_FINDING_REASON} characters, no control characters.
+   */
+  static String findingReason(String action, String reason) {
+    if (trimmed(reason) == null && "acknowledge".equals(action)) {
+      return null;
+    }
+    String r = reason(reason);
+    if (r.length() > MAX_FINDING_REASON) {
+      throw new BadInputException(
+          "reason", "a finding's reason has at most " + MAX_FINDING_REASON + " characters");
+    }
+    return r;
+  }
+
+  /** {@code text} as a long, or null when it is not one (the caller names the field). */
+  private static Long parsed(String text) {
+    try {
+      return text == null ? null : Long.valueOf(text.trim());
+    } catch (NumberFormatException e) {
+      return null;
+    }
   }
 
   /** Optional job parameters, {@code key=value} pairs separated by commas (batch-support). */

@@ -18,9 +18,11 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -233,6 +235,80 @@ class ConsoleBrowserTest {
 
   @Test
   @Order(6)
+  void acknowledgeAFindingAndSeeItInItsAuditTrail() throws Exception {
+    // A movement on the rail that no payout made: the run pages with MOVEMENT_WITHOUT_PAYOUT.
+    String reference = "fp-" + UUID.randomUUID().toString().replace("-", "");
+    HttpClient http = HttpClient.newHttpClient();
+    post(
+        http,
+        platform.tokens(FencepostRole.RAIL_PROXY).currentToken(),
+        platform.railStub().baseUrl() + "/rail/payments",
+        Map.of(
+            "clientReference",
+            reference,
+            "amountMinor",
+            1_234,
+            "currency",
+            "EUR",
+            "beneficiaryRef",
+            "ben-nobody"));
+    Instant now = Instant.now();
+    post(
+        http,
+        platform.tokens(FencepostRole.OPERATOR).currentToken(),
+        stack.reconciliation().managementUrl() + "/actuator/batchjobs/reconciliationJob",
+        Map.of(
+            "parameters",
+            "windowFrom=" + now.minusSeconds(60) + ",windowTo=" + now.plusSeconds(60)));
+    By row = By.xpath("//tr[td[@class='subject' and text()='" + reference + "']]");
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofSeconds(1))
+        .until(
+            () -> {
+              browser.get(consoleUrl + "/findings?status=OPEN&severity=PAGE");
+              return !browser.findElements(row).isEmpty();
+            });
+    assertThat(browser.findElement(row).getText()).contains("MOVEMENT_WITHOUT_PAYOUT");
+    accessible("findings");
+
+    browser.findElement(row).findElement(By.tagName("a")).click();
+    assertThat(browser.findElement(By.id("finding-status")).getText()).isEqualTo("OPEN");
+    assertThat(browser.findElement(By.id("trail")).getText()).contains("RECONCILER");
+    accessible("finding");
+
+    acknowledge("taking it: checking the movement with the rail");
+    assertThat(browser.findElement(By.id("what-will-happen")).getText())
+        .contains("OPEN")
+        .contains("alice");
+    assertThat(browser.findElement(By.id("confirm-reason")).getText())
+        .isEqualTo("taking it: checking the movement with the rail");
+    accessible("finding-confirm");
+    browser.findElement(By.id("confirm")).click();
+    assertThat(browser.findElement(By.cssSelector(".done")).getText())
+        .contains("now ACKNOWLEDGED")
+        .contains("alice");
+    assertThat(browser.findElement(By.id("finding-status")).getText()).isEqualTo("ACKNOWLEDGED");
+    List<WebElement> trail = browser.findElements(By.cssSelector("#trail tbody tr"));
+    WebElement last = trail.get(trail.size() - 1);
+    assertThat(last.findElement(By.cssSelector(".trail-to")).getText()).isEqualTo("ACKNOWLEDGED");
+    assertThat(last.findElement(By.cssSelector(".trail-actor")).getText()).isEqualTo("alice");
+    assertThat(last.findElement(By.cssSelector(".trail-reason")).getText())
+        .isEqualTo("taking it: checking the movement with the rail");
+
+    // Again, now that it is acknowledged: the service refuses with its own words, and says so.
+    acknowledge("");
+    browser.findElement(By.id("confirm")).click();
+    assertThat(browser.findElement(By.cssSelector(".error")).getText())
+        .contains("Refused by the reconciliation service")
+        .contains("cannot be ACKNOWLEDGED")
+        .contains("ILLEGAL_TRANSITION");
+    assertThat(browser.findElement(By.id("finding-status")).getText()).isEqualTo("ACKNOWLEDGED");
+    assertThat(browser.findElements(By.cssSelector("#trail tbody tr"))).hasSameSizeAs(trail);
+  }
+
+  @Test
+  @Order(7)
   void aPersonWithoutOperatorIsShownNothing() {
     browser.findElement(By.cssSelector(".signout button")).click();
     // Signed out of the console; the issuer's own session is ended by dropping its cookie.
@@ -254,6 +330,13 @@ class ConsoleBrowserTest {
     assertThat(browser.findElement(By.id("what-will-happen")).getText()).contains("alice");
     accessible("payout-confirm");
     browser.findElement(By.id("confirm")).click();
+  }
+
+  /** From the finding shown: acknowledge with {@code reason}, up to the confirmation page. */
+  private void acknowledge(String reason) {
+    browser.findElement(By.id("action-acknowledge")).click();
+    browser.findElement(By.id("reason")).sendKeys(reason);
+    browser.findElement(By.id("act")).click();
   }
 
   private static void signIn(String username) {

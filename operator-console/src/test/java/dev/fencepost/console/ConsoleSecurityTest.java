@@ -56,7 +56,8 @@ class ConsoleSecurityTest {
           "/payouts",
           "/findings",
           "/jobs",
-          "/payouts/" + java.util.UUID.randomUUID());
+          "/payouts/" + java.util.UUID.randomUUID(),
+          "/findings/1");
 
   @Autowired WebApplicationContext context;
   MockMvc mvc;
@@ -115,6 +116,15 @@ class ConsoleSecurityTest {
     }
     mvc.perform(post("/jobs/reconciliationJob/launch").with(notAnOperator()).with(csrf()))
         .andExpect(status().isForbidden());
+    for (String form : List.of("/findings/1/confirm", "/findings/1/act")) {
+      mvc.perform(
+              post(form)
+                  .with(notAnOperator())
+                  .with(csrf())
+                  .param("action", "acknowledge")
+                  .param("reason", "r"))
+          .andExpect(status().isForbidden());
+    }
   }
 
   @ParameterizedTest
@@ -126,6 +136,8 @@ class ConsoleSecurityTest {
         "/payouts/00000000-0000-0000-0000-000000000001/act",
         "/jobs/reconciliationJob/confirm",
         "/jobs/reconciliationJob/launch",
+        "/findings/1/confirm",
+        "/findings/1/act",
         "/logout"
       })
   void everyFormNeedsItsCsrfToken(String form) throws Exception {
@@ -180,6 +192,50 @@ class ConsoleSecurityTest {
                 .with(csrf())
                 .param("parameters", "x".repeat(Inputs.MAX_PARAMETERS + 1)))
         .andExpect(status().isBadRequest());
+  }
+
+  @Test
+  void badFindingInputIsA400PageNamingTheField() throws Exception {
+    mvc.perform(get("/findings/abc").with(operator()))
+        .andExpect(status().isBadRequest())
+        .andExpect(content().string(org.hamcrest.Matchers.containsString("findingId: ")));
+    mvc.perform(get("/findings/0").with(operator())).andExpect(status().isBadRequest());
+    mvc.perform(get("/findings").param("status", "DONE").with(operator()))
+        .andExpect(status().isBadRequest())
+        .andExpect(content().string(org.hamcrest.Matchers.containsString("status: status is")));
+    mvc.perform(get("/findings").param("afterId", "-1").with(operator()))
+        .andExpect(status().isBadRequest());
+    for (String form : List.of("/findings/1/confirm", "/findings/1/act")) {
+      mvc.perform(
+              post(form)
+                  .with(operator())
+                  .with(csrf())
+                  .param("action", "close")
+                  .param("reason", "r"))
+          .andExpect(status().isBadRequest())
+          .andExpect(
+              content().string(org.hamcrest.Matchers.containsString("acknowledge or resolve")));
+      mvc.perform(post(form).with(operator()).with(csrf()).param("action", "resolve"))
+          .andExpect(status().isBadRequest())
+          .andExpect(
+              content().string(org.hamcrest.Matchers.containsString("a reason is required")));
+      mvc.perform(
+              post(form)
+                  .with(operator())
+                  .with(csrf())
+                  .param("action", "acknowledge")
+                  .param("reason", "line one\nline two"))
+          .andExpect(status().isBadRequest())
+          .andExpect(content().string(org.hamcrest.Matchers.containsString("control characters")));
+      mvc.perform(
+              post(form)
+                  .with(operator())
+                  .with(csrf())
+                  .param("action", "resolve")
+                  .param("reason", "x".repeat(Inputs.MAX_FINDING_REASON + 1)))
+          .andExpect(status().isBadRequest())
+          .andExpect(content().string(org.hamcrest.Matchers.containsString("at most 1000")));
+    }
   }
 
   @Test
