@@ -285,6 +285,8 @@ class ConsoleBrowserTest {
         .isEqualTo("taking it: checking the movement with the rail");
     accessible("finding-confirm");
     browser.findElement(By.id("confirm")).click();
+    // The click returns before the POST's redirect has loaded on a busy machine: wait for the page.
+    awaitElement(By.cssSelector(".done"));
     assertThat(browser.findElement(By.cssSelector(".done")).getText())
         .contains("now ACKNOWLEDGED")
         .contains("alice");
@@ -299,6 +301,7 @@ class ConsoleBrowserTest {
     // Again, now that it is acknowledged: the service refuses with its own words, and says so.
     acknowledge("");
     browser.findElement(By.id("confirm")).click();
+    awaitElement(By.cssSelector(".error"));
     assertThat(browser.findElement(By.cssSelector(".error")).getText())
         .contains("Refused by the reconciliation service")
         .contains("cannot be ACKNOWLEDGED")
@@ -330,6 +333,14 @@ class ConsoleBrowserTest {
     assertThat(browser.findElement(By.id("what-will-happen")).getText()).contains("alice");
     accessible("payout-confirm");
     browser.findElement(By.id("confirm")).click();
+  }
+
+  /** Waits until the page in the browser shows {@code element}. */
+  private static void awaitElement(By element) {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> !browser.findElements(element).isEmpty());
   }
 
   /** From the finding shown: acknowledge with {@code reason}, up to the confirmation page. */
