@@ -99,6 +99,10 @@ class ConsoleBrowserTest {
             .usingAnyFreePort()
             .build();
     browser = new ChromeDriver(service, options);
+    // A form's click can return before the page its POST redirects to has loaded (seen on a loaded
+    // machine): every lookup waits for its element to appear, up to this, instead of failing at
+    // once.
+    browser.manage().timeouts().implicitlyWait(Duration.ofSeconds(10));
     browser.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(60));
   }
 
