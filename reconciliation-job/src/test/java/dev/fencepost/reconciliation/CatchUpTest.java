@@ -48,7 +48,7 @@ class CatchUpTest extends ReconciliationTestBase {
     // Money that left this hour: one payout paid, and a movement around the proxy.
     Payout paid = world.execute(world.pending(), World.Until.POSTED);
     Payout bypassed = world.pending();
-    railPost(bypassed.clientReference(), bypassed.amountMinor(), bypassed.beneficiaryRef());
+    world.railPost(bypassed.clientReference(), bypassed.amountMinor(), bypassed.beneficiaryRef());
 
     // The runs at -2h, -1h and 0h were missed; the one at +1h catches up.
     CatchUp catchUp = catchUp(24, grace, at(thisHour.plus(HOUR)));
@@ -112,7 +112,7 @@ class CatchUpTest extends ReconciliationTestBase {
     world.faults(Map.of(), Duration.ofSeconds(3));
     catchUp(24, Duration.ofHours(6), at(thisHour)).run("t");
     Payout bypassed = world.pending();
-    railPost(bypassed.clientReference(), bypassed.amountMinor(), bypassed.beneficiaryRef());
+    world.railPost(bypassed.clientReference(), bypassed.amountMinor(), bypassed.beneficiaryRef());
     CatchUp catchUp = catchUp(24, Duration.ofSeconds(1), at(thisHour.plus(HOUR)));
 
     // The window's first pass (and the re-read of the hour before) see nothing of it yet.
@@ -174,22 +174,5 @@ class CatchUpTest extends ReconciliationTestBase {
                 + " GROUP BY discrepancy ORDER BY discrepancy")
         .query((rs, i) -> Map.entry(rs.getString(1), rs.getLong(2)))
         .list();
-  }
-
-  /** Money sent to the rail around the proxy, through the stub's API: no guard sees it. */
-  private void railPost(String clientReference, long amountMinor, String beneficiaryRef) {
-    String body =
-        World.JSON.writeValueAsString(
-            Map.of(
-                "clientReference",
-                clientReference,
-                "amountMinor",
-                amountMinor,
-                "currency",
-                "EUR",
-                "beneficiaryRef",
-                beneficiaryRef));
-    assertThat(World.send("POST", world.stack.stubUrl() + "/rail/payments", body).statusCode())
-        .isEqualTo(201);
   }
 }

@@ -103,8 +103,8 @@ class DetectionTest extends ReconciliationTestBase {
   void railMovementsThatNoSubmissionAccountsForArePageFindings() {
     Payout bypassed = world.pending();
     // Money sent to the rail around the proxy: through the stub's API, not through any guard.
-    railPost(bypassed.clientReference(), bypassed.amountMinor(), bypassed.beneficiaryRef());
-    railPost("fp-not-one-of-ours", 1_234, "ben-bypass");
+    world.railPost(bypassed.clientReference(), bypassed.amountMinor(), bypassed.beneficiaryRef());
+    world.railPost("fp-not-one-of-ours", 1_234, "ben-bypass");
     StoreSnapshot before = StoreSnapshot.of(world);
 
     ReconciliationReport report = world.reconciler(world.settings()).run(world.window(), "test");
@@ -201,23 +201,6 @@ class DetectionTest extends ReconciliationTestBase {
     assertOnly(report, Map.of(Discrepancy.CONCURRENT_IN_FLIGHT, 1L));
     assertThat(report.findings()).extracting(Finding::accountId).containsExactly(account.value());
     assertThat(StoreSnapshot.of(world)).isEqualTo(before);
-  }
-
-  /** Money sent to the rail around the proxy, through the stub's API: no guard sees it. */
-  private void railPost(String clientReference, long amountMinor, String beneficiaryRef) {
-    String body =
-        World.JSON.writeValueAsString(
-            Map.of(
-                "clientReference",
-                clientReference,
-                "amountMinor",
-                amountMinor,
-                "currency",
-                "EUR",
-                "beneficiaryRef",
-                beneficiaryRef));
-    assertThat(World.send("POST", world.stack.stubUrl() + "/rail/payments", body).statusCode())
-        .isEqualTo(201);
   }
 
   private Map<Discrepancy, Long> persistedCounts(ReconciliationReport report) {

@@ -27,7 +27,7 @@ class StatementSourceTest extends ReconciliationTestBase {
   void aStatementFileDropFindsWhatTheRailsOwnStatementFindsAndCountsARepeatedFileOnce()
       throws Exception {
     Payout bypassed = world.pending();
-    railPost(bypassed.clientReference(), bypassed.amountMinor(), bypassed.beneficiaryRef());
+    world.railPost(bypassed.clientReference(), bypassed.amountMinor(), bypassed.beneficiaryRef());
     world.execute(world.pending(), World.Until.POSTED);
     ReconciliationWindow window = world.window();
     String xml = world.statementXml(window);
@@ -67,22 +67,5 @@ class StatementSourceTest extends ReconciliationTestBase {
         .hasMessageContaining("statement.xml");
     assertThat(world.sql.sql("SELECT status FROM reconciliation_run").query(String.class).single())
         .isEqualTo("FAILED");
-  }
-
-  /** Money sent to the rail around the proxy, through the stub's API: no guard sees it. */
-  private void railPost(String clientReference, long amountMinor, String beneficiaryRef) {
-    String body =
-        World.JSON.writeValueAsString(
-            Map.of(
-                "clientReference",
-                clientReference,
-                "amountMinor",
-                amountMinor,
-                "currency",
-                "EUR",
-                "beneficiaryRef",
-                beneficiaryRef));
-    assertThat(World.send("POST", world.stack.stubUrl() + "/rail/payments", body).statusCode())
-        .isEqualTo(201);
   }
 }

@@ -1,5 +1,7 @@
 package dev.fencepost.reconciliation;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.lock.client.LockTemplate;
 import dev.fencepost.payment.AccountId;
@@ -205,6 +207,22 @@ final class World {
    * lock through payment-resource's own API: every paydb step fenced and legal, the rail never
    * asked, the acknowledgement {@code railReference} invented.
    */
+  /** Money sent to the rail around the proxy, through the stub's API: no guard sees it. */
+  void railPost(String clientReference, long amountMinor, String beneficiaryRef) {
+    String body =
+        JSON.writeValueAsString(
+            Map.of(
+                "clientReference",
+                clientReference,
+                "amountMinor",
+                amountMinor,
+                "currency",
+                "EUR",
+                "beneficiaryRef",
+                beneficiaryRef));
+    assertThat(send("POST", stack.stubUrl() + "/rail/payments", body).statusCode()).isEqualTo(201);
+  }
+
   Payout postedByARogueWorker(Payout payout, String railReference) {
     Actor rogue = Actor.worker("rogue-worker");
     return locks.execute(
