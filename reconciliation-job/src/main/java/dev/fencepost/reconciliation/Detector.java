@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,32 +17,56 @@ import java.util.Set;
 /**
  * The comparison (FR-26, UC-07): payout state and ledger (paydb), submissions (the proxy's read
  * API) and movements (the rail's camt.053 statements, ADR 0176), classified into {@link
- * Discrepancy} classes. It changes no store it compares: its only write is the record of the
- * statement entries it read ({@link StatementEntryStore}), the reconciler's own evidence, which is
- * what "detect, never repair" means in code. The rules per class and why: ADR 0070 and
- * docs/reconciliation.md.
+ * Discrepancy} classes. It changes no store it compares: its only writes are the record of the
+ * statement entries it read ({@link StatementEntryStore}), the reconciler's own evidence, and the
+ * working copy of the window's submissions it compares a page at a time ({@link
+ * WindowSubmissionStore}), which is what "detect, never repair" means in code. The rules per class
+ * and why: ADR 0070 and docs/reconciliation.md.
  */
 public class Detector {
 
   private final PaydbReads reads;
   private final PaymentResource paydb;
-  private final ProxyReadClient proxy;
+  private final SubmissionSource proxy;
   private final StatementScan scan;
   private final StatementEntryStore entries;
+  private final WindowSubmissionStore copies;
+  private final int pageSize;
   private final ReconciliationSettings settings;
 
   public Detector(
       PaydbReads reads,
       PaymentResource paydb,
-      ProxyReadClient proxy,
+      SubmissionSource proxy,
       StatementSource statements,
       StatementEntryStore entries,
+      WindowSubmissionStore copies,
       ReconciliationSettings settings) {
+    this(reads, paydb, proxy, statements, entries, copies, settings, PAGE);
+  }
+
+  /**
+   * The same, comparing {@code pageSize} submissions and references a page (tests go down to one).
+   */
+  Detector(
+      PaydbReads reads,
+      PaymentResource paydb,
+      SubmissionSource proxy,
+      StatementSource statements,
+      StatementEntryStore entries,
+      WindowSubmissionStore copies,
+      ReconciliationSettings settings,
+      int pageSize) {
+    if (pageSize < 1) {
+      throw new IllegalArgumentException("pageSize must be positive");
+    }
+    this.pageSize = pageSize;
     this.reads = reads;
     this.paydb = paydb;
     this.proxy = proxy;
     this.scan = new StatementScan(statements, entries, reads, settings);
     this.entries = entries;
+    this.copies = copies;
     this.settings = settings;
   }
 
@@ -72,6 +95,12 @@ public class Detector {
    * ResolutionSummary#contentMismatches()}): a payout whose proxy record is not the payout stays
    * ambiguous, and is a finding on every run until an operator acts, not only while its submission
    * is inside the window.
+   *
+   * <p>What is held at a time is one page (ADR 0187): the window's submissions are copied from the
+   * proxy into paydb a page at a time ({@link WindowSubmissionStore}), then compared a page at a
+   * time with their payouts and statement entries; the references the statements moved without a
+   * submission, and the window's postings, are read in keyset pages too. The copy is deleted when
+   * the comparison ends, however it ends.
    */
   public Detection detect(
       ReconciliationWindow window, Instant now, List<Finding> refusals, String scanKey) {
@@ -81,52 +110,93 @@ public class Detector {
     // and what the statements alone show is recorded under the scan's key. The references moved
     // in the window, and the recorded history of those and of the window's submissions, are read
     // from the record (ADR 0176).
-    Set<String> refsMovedInWindow = entries.endToEndIdsBookedIn(window);
     scanned(scanKey, out);
 
-    List<Submission> submissions = proxy.submissions(window);
-    Map<String, Submission> submissionByRef = new HashMap<>();
-    Map<String, Submission> submissionByPayout = new HashMap<>();
-    for (Submission s : submissions) {
-      submissionByRef.put(s.clientReference(), s);
-      submissionByPayout.put(s.payoutId(), s);
-    }
+    copies.delete(scanKey);
+    try {
+      proxy.forEachPage(window, page -> copies.copy(scanKey, page));
+      long submissionCount = copies.count(scanKey);
 
-    Set<String> refs = new HashSet<>(refsMovedInWindow);
-    refs.addAll(submissionByRef.keySet());
-    Map<String, List<RailMovement>> movementsByRef = new LinkedHashMap<>();
+      Set<String> refused = new HashSet<>();
+      for (Finding refusal : refusals) {
+        if (refusal.payoutId() != null) {
+          refused.add(refusal.payoutId());
+        }
+      }
+      Set<String> refusedAndFound = new HashSet<>();
+      long afterId = 0;
+      while (true) {
+        List<Submission> page = copies.page(scanKey, afterId, pageSize);
+        if (page.isEmpty()) {
+          break;
+        }
+        submissionsPage(page, refused, refusedAndFound, now, out);
+        afterId = page.get(page.size() - 1).id();
+      }
+      for (Finding refusal : refusals) {
+        if (refusal.payoutId() == null || refusedAndFound.add(refusal.payoutId())) {
+          out.add(refusal);
+        }
+      }
+
+      movementsWithoutSubmission(window, scanKey, out);
+      postingsWithoutSubmission(window, scanKey, out);
+      ledger(out);
+      concurrentInFlight(out);
+      ambiguousBeyondSla(now, out);
+      return new Detection(
+          out.counts,
+          out.findings,
+          new Detection.Reads(
+              entries.countBookedIn(window), entries.countFirstReadBy(scanKey), submissionCount));
+    } finally {
+      copies.delete(scanKey);
+    }
+  }
+
+  /** Submissions and references compared per page by default (ADR 0187). */
+  static final int PAGE = 500;
+
+  /**
+   * One page of the window's submissions: their content against their payouts, then whether money
+   * they moved was posted. {@code refused} are the payouts the resolver refused; those found here
+   * are added to {@code refusedAndFound}, so that a refusal is not reported twice.
+   */
+  private void submissionsPage(
+      List<Submission> page,
+      Set<String> refused,
+      Set<String> refusedAndFound,
+      Instant now,
+      Collector out) {
+    Set<String> mismatched = contentMismatches(page, out);
+    for (String id : mismatched) {
+      if (refused.contains(id)) {
+        refusedAndFound.add(id);
+      }
+    }
+    Set<String> refs = new HashSet<>();
+    for (Submission s : page) {
+      refs.add(s.clientReference());
+    }
+    Map<String, List<RailMovement>> movementsByRef = new HashMap<>();
     for (StatementEntry e : entries.byEndToEndId(refs)) {
       movementsByRef.computeIfAbsent(e.endToEndId(), k -> new ArrayList<>()).add(e.movement());
     }
-    Map<String, PaydbReads.PayoutFacts> payoutByRef = reads.byClientReference(refs);
-    Set<String> mismatched = contentMismatches(submissions, refusals, out);
-
-    movementsWithoutSubmission(refsMovedInWindow, submissionByRef, payoutByRef, out);
     submissionsWithoutPosting(
-        submissions.stream().filter(s -> !mismatched.contains(s.payoutId())).toList(),
+        page.stream().filter(s -> !mismatched.contains(s.payoutId())).toList(),
         movementsByRef,
-        payoutByRef,
+        reads.byClientReference(refs),
         now,
         out);
-    postingsWithoutSubmission(window, submissionByPayout, movementsByRef, out);
-    ledger(out);
-    concurrentInFlight(out);
-    ambiguousBeyondSla(now, out);
-    return new Detection(
-        out.counts,
-        out.findings,
-        new Detection.Reads(
-            entries.countBookedIn(window), entries.countFirstReadBy(scanKey), submissions.size()));
   }
 
   /**
    * ADR 0140: a submission in the window whose account, amount, currency, beneficiary or client
-   * reference is not that of the paydb payout with its id; and the payouts the resolver refused for
-   * the same reason. One finding per payout. Returns the payout ids found, whose submissions are
-   * this class's only (they are not also a missing posting: the money was never this payout's).
+   * reference is not that of the paydb payout with its id. One finding per payout. Returns the
+   * payout ids found, whose submissions are this class's only (they are not also a missing posting:
+   * the money was never this payout's).
    */
-  private Set<String> contentMismatches(
-      List<Submission> submissions, List<Finding> refusals, Collector out) {
+  private Set<String> contentMismatches(List<Submission> submissions, Collector out) {
     Map<String, PaydbReads.PayoutFacts> payoutById =
         reads.byId(submissions.stream().map(Submission::payoutId).toList());
     Set<String> found = new HashSet<>();
@@ -164,11 +234,6 @@ public class Detector {
                   + "); payout state "
                   + payout.state()));
     }
-    for (Finding refusal : refusals) {
-      if (refusal.payoutId() == null || found.add(refusal.payoutId())) {
-        out.add(refusal);
-      }
-    }
     return found;
   }
 
@@ -184,36 +249,44 @@ public class Detector {
     }
   }
 
-  /** INV-07: money left under a reference the proxy never recorded a submission for. */
+  /**
+   * INV-07: money left under a reference the proxy never recorded a submission for. The references
+   * the window's statement entries name and its submissions do not carry are read in pages; each
+   * one that is a payout's is looked up at the proxy, since its submission may lie in another
+   * window.
+   */
   private void movementsWithoutSubmission(
-      Set<String> refsMovedInWindow,
-      Map<String, Submission> submissionByRef,
-      Map<String, PaydbReads.PayoutFacts> payoutByRef,
-      Collector out) {
-    for (String ref : refsMovedInWindow) {
-      if (submissionByRef.containsKey(ref)) {
-        continue;
+      ReconciliationWindow window, String scanKey, Collector out) {
+    String after = "";
+    while (true) {
+      List<String> refs = copies.referencesMovedWithoutSubmission(scanKey, window, after, pageSize);
+      if (refs.isEmpty()) {
+        return;
       }
-      PaydbReads.PayoutFacts payout = payoutByRef.get(ref);
-      if (payout == null) {
-        continue; // the scan's MOVEMENT_WITHOUT_PAYOUT (ADR 0178)
+      Map<String, PaydbReads.PayoutFacts> payoutByRef = reads.byClientReference(refs);
+      for (String ref : refs) {
+        PaydbReads.PayoutFacts payout = payoutByRef.get(ref);
+        if (payout == null) {
+          continue; // the scan's MOVEMENT_WITHOUT_PAYOUT (ADR 0178)
+        }
+        Optional<Submission> recorded = proxy.submission(payout.payoutId());
+        if (recorded.isEmpty() || !ref.equals(recorded.get().clientReference())) {
+          out.add(
+              new Finding(
+                  Discrepancy.RAIL_MOVEMENT_WITHOUT_SUBMISSION,
+                  payout.payoutId(),
+                  payout.payoutId(),
+                  payout.accountId(),
+                  "rail movement for "
+                      + ref
+                      + " but the proxy has no submission for payout "
+                      + payout.payoutId()
+                      + " (payout state "
+                      + payout.state()
+                      + ")"));
+        }
       }
-      Optional<Submission> recorded = proxy.submission(payout.payoutId());
-      if (recorded.isEmpty() || !ref.equals(recorded.get().clientReference())) {
-        out.add(
-            new Finding(
-                Discrepancy.RAIL_MOVEMENT_WITHOUT_SUBMISSION,
-                payout.payoutId(),
-                payout.payoutId(),
-                payout.accountId(),
-                "rail movement for "
-                    + ref
-                    + " but the proxy has no submission for payout "
-                    + payout.payoutId()
-                    + " (payout state "
-                    + payout.state()
-                    + ")"));
-      }
+      after = refs.get(refs.size() - 1);
     }
   }
 
@@ -289,15 +362,23 @@ public class Detector {
         .isEmpty();
   }
 
-  /** A posting needs a submission the proxy recorded and that is not a decline. */
+  /**
+   * A posting needs a submission the proxy recorded and that is not a decline. The window's
+   * postings are read a page at a time, with their copied submissions; a posting whose submission
+   * is not in the window's copy is looked up at the proxy.
+   */
   private void postingsWithoutSubmission(
-      ReconciliationWindow window,
-      Map<String, Submission> submissionByPayout,
-      Map<String, List<RailMovement>> movementsByRef,
-      Collector out) {
-    reads.forEachPostingIn(
+      ReconciliationWindow window, String scanKey, Collector out) {
+    reads.forEachPostingPageIn(
         window,
-        posting -> postingWithoutSubmission(posting, submissionByPayout, movementsByRef, out));
+        page -> {
+          Map<String, Submission> submissionByPayout =
+              copies.byPayoutId(scanKey, page.stream().map(PaydbReads.Posting::payoutId).toList());
+          Map<String, List<RailMovement>> movementsByRef = new HashMap<>();
+          for (PaydbReads.Posting posting : page) {
+            postingWithoutSubmission(posting, submissionByPayout, movementsByRef, out);
+          }
+        });
   }
 
   private void postingWithoutSubmission(

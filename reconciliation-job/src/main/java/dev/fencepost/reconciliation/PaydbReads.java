@@ -111,6 +111,11 @@ public class PaydbReads {
    * a keyset page at a time so that a window's postings are never held whole (ADR 0168).
    */
   public void forEachPostingIn(ReconciliationWindow window, Consumer<Posting> each) {
+    forEachPostingPageIn(window, page -> page.forEach(each));
+  }
+
+  /** The same, a keyset page at a time. */
+  public void forEachPostingPageIn(ReconciliationWindow window, Consumer<List<Posting>> each) {
     Timestamp afterAt = null;
     String afterId = null;
     while (true) {
@@ -141,7 +146,9 @@ public class PaydbReads {
                           rs.getString("account_id"),
                           rs.getTimestamp("created_at").toInstant()))
               .list();
-      page.forEach(each);
+      if (!page.isEmpty()) {
+        each.accept(page);
+      }
       if (page.size() < postingPageSize) {
         return;
       }

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -17,7 +18,7 @@ import tools.jackson.databind.json.JsonMapper;
  * and the rail lookup passthrough. Deliberately has no submit method: nothing in this module can
  * send money (UC-05 rule "nothing may resubmit", FR-23). GETs only.
  */
-public class ProxyReadClient {
+public class ProxyReadClient implements SubmissionSource {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final int PAGE = 500;
@@ -32,9 +33,12 @@ public class ProxyReadClient {
     this.proxy = new SourceReader("proxy", baseUrl, timeout, credentials);
   }
 
-  /** Every submission whose intent was recorded inside the window, following the keyset pages. */
-  public List<Submission> submissions(ReconciliationWindow window) {
-    List<Submission> all = new ArrayList<>();
+  /**
+   * Every submission whose intent was recorded inside the window, following the proxy's keyset
+   * pages, handed over one page at a time so that a window's submissions are never held whole.
+   */
+  @Override
+  public void forEachPage(ReconciliationWindow window, Consumer<List<Submission>> each) {
     long afterId = 0;
     while (true) {
       String path =
@@ -52,18 +56,21 @@ public class ProxyReadClient {
             "proxy submissions page answered " + response.statusCode() + ": " + response.body());
       }
       JsonNode page = JSON.readTree(response.body());
+      List<Submission> items = new ArrayList<>(PAGE);
       for (JsonNode item : page.path("items")) {
-        all.add(submission(item));
+        items.add(submission(item));
       }
+      each.accept(items);
       JsonNode next = page.path("nextAfterId");
       if (next.isMissingNode() || next.isNull()) {
-        return all;
+        return;
       }
       afterId = next.asLong();
     }
   }
 
   /** The proxy's record for one payout; empty means it was never submitted. */
+  @Override
   public Optional<Submission> submission(String payoutId) {
     HttpResponse<String> response = proxy.get("/v1/submissions/" + encode(payoutId));
     if (response.statusCode() == 404) {

@@ -81,7 +81,14 @@ public class Reconciler {
     ProxyReadClient proxy = new ProxyReadClient(proxyBaseUrl, timeout, credentials);
     return new Reconciler(
         new AmbiguityResolver(payments, reads, proxy, locks, settings),
-        new Detector(reads, payments, proxy, statements, new StatementEntryStore(paydb), settings),
+        new Detector(
+            reads,
+            payments,
+            proxy,
+            statements,
+            new StatementEntryStore(paydb),
+            new WindowSubmissionStore(paydb),
+            settings),
         new RunStore(paydb, settings.reconcilerId()),
         reads,
         new ReconciliationSignals(meters, reads, settings.sampleSize()));

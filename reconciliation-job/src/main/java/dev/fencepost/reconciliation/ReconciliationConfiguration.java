@@ -105,7 +105,14 @@ public class ReconciliationConfiguration {
     ReconciliationSettings settings = properties.settings();
     return new Reconciler(
         new AmbiguityResolver(paymentResource, reads, proxy, locks, settings),
-        new Detector(reads, paymentResource, proxy, statements, entries, settings),
+        new Detector(
+            reads,
+            paymentResource,
+            proxy,
+            statements,
+            entries,
+            new WindowSubmissionStore(paydb),
+            settings),
         new RunStore(paydb, settings.reconcilerId()),
         reads,
         new ReconciliationSignals(meters, reads, settings.sampleSize()));

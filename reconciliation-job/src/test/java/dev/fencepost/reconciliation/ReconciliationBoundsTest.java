@@ -143,6 +143,7 @@ class ReconciliationBoundsTest extends ReconciliationTestBase {
                 world.stack.tokens(FencepostRole.RECONCILER),
                 statementPage),
             new StatementEntryStore(world.paydb),
+            new WindowSubmissionStore(world.paydb),
             settings),
         new RunStore(world.paydb),
         reads,
