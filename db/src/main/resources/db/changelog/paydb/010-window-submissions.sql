@@ -30,3 +30,10 @@ CREATE INDEX reconciliation_window_submission_payout
 
 --changeset fencepost:paydb-010-window-submissions-grants runOnChange:true splitStatements:true
 GRANT SELECT, INSERT, UPDATE, DELETE ON reconciliation_window_submission TO ${runtime_role};
+
+--changeset fencepost:paydb-010-posting-window-index splitStatements:true
+-- The comparison reads a window's payout postings in keyset pages ordered by (created_at, id)
+-- (ADR 0168, 0187): without an index on that order, every page sorted every posting again, so a
+-- window of a million postings cost a million-row sort two thousand times.
+CREATE INDEX ledger_group_posting_created ON ledger_group (created_at, id)
+  WHERE kind = 'PAYOUT_POSTING';

@@ -168,7 +168,9 @@ public class Detector {
       Set<String> refusedAndFound,
       Instant now,
       Collector out) {
-    Set<String> mismatched = contentMismatches(page, out);
+    Map<String, PaydbReads.PayoutFacts> payoutById =
+        reads.byId(page.stream().map(Submission::payoutId).toList());
+    Set<String> mismatched = contentMismatches(page, payoutById, out);
     for (String id : mismatched) {
       if (refused.contains(id)) {
         refusedAndFound.add(id);
@@ -182,10 +184,16 @@ public class Detector {
     for (StatementEntry e : entries.byEndToEndId(refs)) {
       movementsByRef.computeIfAbsent(e.endToEndId(), k -> new ArrayList<>()).add(e.movement());
     }
+    // A submission's reference is almost always its own payout's: only the others are looked up.
+    Map<String, PaydbReads.PayoutFacts> payoutByRef = new HashMap<>();
+    payoutById.values().forEach(p -> payoutByRef.put(p.clientReference(), p));
+    Set<String> unknown = new HashSet<>(refs);
+    unknown.removeAll(payoutByRef.keySet());
+    payoutByRef.putAll(reads.byClientReference(unknown));
     submissionsWithoutPosting(
         page.stream().filter(s -> !mismatched.contains(s.payoutId())).toList(),
         movementsByRef,
-        reads.byClientReference(refs),
+        payoutByRef,
         now,
         out);
   }
@@ -196,9 +204,8 @@ public class Detector {
    * payout ids found, whose submissions are this class's only (they are not also a missing posting:
    * the money was never this payout's).
    */
-  private Set<String> contentMismatches(List<Submission> submissions, Collector out) {
-    Map<String, PaydbReads.PayoutFacts> payoutById =
-        reads.byId(submissions.stream().map(Submission::payoutId).toList());
+  private Set<String> contentMismatches(
+      List<Submission> submissions, Map<String, PaydbReads.PayoutFacts> payoutById, Collector out) {
     Set<String> found = new HashSet<>();
     for (Submission s : submissions) {
       PaydbReads.PayoutFacts payout = payoutById.get(s.payoutId());

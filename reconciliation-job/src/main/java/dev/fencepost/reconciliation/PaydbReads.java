@@ -100,7 +100,8 @@ public class PaydbReads {
       }
     }
     Map<String, PayoutFacts> found = new HashMap<>();
-    for (PayoutFacts f : facts("p.id::text = ANY(?)", "text", uuids)) {
+    // Compared as uuid, not as text: a cast of the column would read every payout (no index).
+    for (PayoutFacts f : facts("p.id = ANY(CAST(? AS uuid[]))", "text", uuids)) {
       found.put(f.payoutId(), f);
     }
     return found;
@@ -128,8 +129,8 @@ public class PaydbReads {
                   """
                       + (afterAt == null
                           ? ""
-                          : " AND (g.created_at, g.id::text) > (:afterAt, :afterId)")
-                      + " ORDER BY g.created_at, g.id::text LIMIT :limit")
+                          : " AND (g.created_at, g.id) > (:afterAt, CAST(:afterId AS uuid))")
+                      + " ORDER BY g.created_at, g.id LIMIT :limit")
               .param("from", Timestamp.from(window.from()))
               .param("to", Timestamp.from(window.to()))
               .param("limit", postingPageSize);

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import javax.sql.DataSource;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -46,32 +47,49 @@ public class StatementEntryStore {
     if (entries.isEmpty()) {
       return 0;
     }
-    int[][] counts =
-        template.batchUpdate(
-            """
-            INSERT INTO reconciliation_statement_entry
-              (entry_ref, end_to_end_id, amount_minor, currency, beneficiary_ref, booked_at, source,
-               first_scan_key)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (entry_ref) DO NOTHING""",
-            entries,
-            500,
-            (ps, e) -> {
-              ps.setString(1, e.entryReference());
-              ps.setString(2, e.endToEndId());
-              ps.setLong(3, e.amountMinor());
-              ps.setString(4, e.currency());
-              ps.setString(5, e.beneficiaryRef());
-              ps.setTimestamp(6, Timestamp.from(e.bookedAt()));
-              ps.setString(7, source);
-              ps.setString(8, scanKey);
-            });
-    int added = 0;
-    for (int[] batch : counts) {
-      for (int n : batch) {
-        added += Math.max(n, 0);
-      }
+    // One statement per chunk (arrays unnested), not a round trip per entry.
+    int n = entries.size();
+    String[] refs = new String[n];
+    String[] e2e = new String[n];
+    Long[] amounts = new Long[n];
+    String[] currencies = new String[n];
+    String[] beneficiaries = new String[n];
+    String[] booked = new String[n];
+    for (int i = 0; i < n; i++) {
+      StatementEntry e = entries.get(i);
+      refs[i] = e.entryReference();
+      e2e[i] = e.endToEndId();
+      amounts[i] = e.amountMinor();
+      currencies[i] = e.currency();
+      beneficiaries[i] = e.beneficiaryRef();
+      booked[i] = e.bookedAt().toString(); // ISO-8601 in UTC: no session time zone applies
     }
-    return added;
+    Integer added =
+        template.execute(
+            (ConnectionCallback<Integer>)
+                connection -> {
+                  try (var statement =
+                      connection.prepareStatement(
+                          """
+                          INSERT INTO reconciliation_statement_entry
+                            (entry_ref, end_to_end_id, amount_minor, currency, beneficiary_ref,
+                             booked_at, source, first_scan_key)
+                          SELECT r, e, a, c, b, t::timestamptz, ?, ?
+                            FROM unnest(?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[],
+                                        ?::text[]) AS u(r, e, a, c, b, t)
+                          ON CONFLICT (entry_ref) DO NOTHING""")) {
+                    statement.setString(1, source);
+                    statement.setString(2, scanKey);
+                    statement.setArray(3, connection.createArrayOf("text", refs));
+                    statement.setArray(4, connection.createArrayOf("text", e2e));
+                    statement.setArray(5, connection.createArrayOf("bigint", amounts));
+                    statement.setArray(6, connection.createArrayOf("text", currencies));
+                    statement.setArray(7, connection.createArrayOf("text", beneficiaries));
+                    statement.setArray(8, connection.createArrayOf("text", booked));
+                    return statement.executeUpdate();
+                  }
+                });
+    return added == null ? 0 : added;
   }
 
   /** Records what scan {@code scanKey} found; a finding recorded already changes nothing. */

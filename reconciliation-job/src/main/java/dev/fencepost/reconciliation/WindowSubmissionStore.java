@@ -3,13 +3,14 @@ package dev.fencepost.reconciliation;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
-import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -41,32 +42,65 @@ public class WindowSubmissionStore {
     if (page.isEmpty()) {
       return;
     }
-    template.batchUpdate(
-        "INSERT INTO reconciliation_window_submission (scan_key, "
-            + COLUMNS
-            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            + " ON CONFLICT (scan_key, submission_id) DO UPDATE SET outcome = EXCLUDED.outcome,"
-            + " rail_reference = EXCLUDED.rail_reference",
-        page,
-        500,
-        (ps, s) -> {
-          ps.setString(1, scanKey);
-          ps.setLong(2, s.id());
-          ps.setString(3, s.payoutId());
-          ps.setString(4, s.accountId());
-          ps.setLong(5, s.fencingToken());
-          ps.setString(6, s.clientReference());
-          ps.setString(7, s.outcome());
-          ps.setString(8, s.railReference());
-          if (s.createdAt() == null) {
-            ps.setNull(9, Types.TIMESTAMP_WITH_TIMEZONE);
-          } else {
-            ps.setTimestamp(9, Timestamp.from(s.createdAt()));
-          }
-          ps.setLong(10, s.amountMinor());
-          ps.setString(11, s.currency());
-          ps.setString(12, s.beneficiaryRef());
-        });
+    Map<Long, Submission> byId = new LinkedHashMap<>();
+    page.forEach(s -> byId.put(s.id(), s));
+    List<Submission> rows = new ArrayList<>(byId.values());
+    int n = rows.size();
+    Long[] ids = new Long[n];
+    String[] payouts = new String[n];
+    String[] accounts = new String[n];
+    Long[] tokens = new Long[n];
+    String[] refs = new String[n];
+    String[] outcomes = new String[n];
+    String[] railRefs = new String[n];
+    String[] created = new String[n];
+    Long[] amounts = new Long[n];
+    String[] currencies = new String[n];
+    String[] beneficiaries = new String[n];
+    for (int i = 0; i < n; i++) {
+      Submission s = rows.get(i);
+      ids[i] = s.id();
+      payouts[i] = s.payoutId();
+      accounts[i] = s.accountId();
+      tokens[i] = s.fencingToken();
+      refs[i] = s.clientReference();
+      outcomes[i] = s.outcome();
+      railRefs[i] = s.railReference();
+      created[i] = s.createdAt() == null ? null : s.createdAt().toString(); // ISO-8601, UTC
+      amounts[i] = s.amountMinor();
+      currencies[i] = s.currency();
+      beneficiaries[i] = s.beneficiaryRef();
+    }
+    // One statement per page (arrays unnested), not a round trip per submission.
+    template.execute(
+        (ConnectionCallback<Integer>)
+            connection -> {
+              try (var statement =
+                  connection.prepareStatement(
+                      "INSERT INTO reconciliation_window_submission (scan_key, "
+                          + COLUMNS
+                          + ") SELECT ?, i, p, a, f, r, o, rr, c::timestamptz, m, cur, b"
+                          + " FROM unnest(?::bigint[], ?::text[], ?::text[], ?::bigint[],"
+                          + " ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[],"
+                          + " ?::text[]) AS u(i, p, a, f, r, o, rr, c, m, cur, b)"
+                          + " ON CONFLICT (scan_key, submission_id) DO UPDATE"
+                          + " SET outcome = EXCLUDED.outcome,"
+                          + " rail_reference = EXCLUDED.rail_reference")) {
+                statement.setString(1, scanKey);
+                statement.setArray(2, connection.createArrayOf("bigint", ids));
+                statement.setArray(3, connection.createArrayOf("text", payouts));
+                statement.setArray(4, connection.createArrayOf("text", accounts));
+                statement.setArray(5, connection.createArrayOf("bigint", tokens));
+                statement.setArray(6, connection.createArrayOf("text", refs));
+                statement.setArray(7, connection.createArrayOf("text", outcomes));
+                statement.setArray(8, connection.createArrayOf("text", railRefs));
+                statement.setArray(9, connection.createArrayOf("text", created));
+                statement.setArray(10, connection.createArrayOf("bigint", amounts));
+                statement.setArray(11, connection.createArrayOf("text", currencies));
+                statement.setArray(12, connection.createArrayOf("text", beneficiaries));
+                return statement.executeUpdate();
+              }
+            });
   }
 
   /** At most {@code limit} copied submissions with an id above {@code afterId}, by id. */
