@@ -254,7 +254,7 @@ class BadInputTest {
 
   // --- generated cases for every endpoint --------------------------------------------------
 
-  private static final int CASES = 300;
+  private static final int CASES = Generated.cases(100, 300);
   private static final String ID_CHARS =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:._-";
 

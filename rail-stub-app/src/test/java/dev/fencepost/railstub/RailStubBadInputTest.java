@@ -15,6 +15,7 @@ import static dev.fencepost.testsupport.http.Refusals.assertRefusedWithoutChange
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.security.FencepostRole;
+import dev.fencepost.testsupport.generate.Generated;
 import dev.fencepost.testsupport.http.TestHttp;
 import dev.fencepost.testsupport.security.TestIssuer;
 import java.net.URI;
@@ -70,7 +71,7 @@ import org.springframework.test.context.DynamicPropertySource;
     properties = {"logging.level.root=WARN"})
 class RailStubBadInputTest {
 
-  private static final int CASES = 300;
+  private static final int CASES = Generated.cases(100, 300);
   private static final String REFERENCE_CHARS =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:._-";
   private static final String[] MODES = {

@@ -70,6 +70,7 @@ class Uc08LockBackendOutageIT {
   }
 
   @Test
+  @Tag("long")
   void withTheLockBackendDownNothingIsClaimedWithoutAGrantAndTheBacklogDrainsWhenItReturns() {
     Duration outage = outage();
     RunResult result;

@@ -106,6 +106,7 @@ class Uc04CrashRecoveryIT {
   }
 
   @Test
+  @Tag("long")
   void killedAfterTheProxyAnsweredTheSuccessorResolvesFromTheRecordWithoutResubmitting() {
     Outcome o =
         killedAt(
@@ -136,6 +137,7 @@ class Uc04CrashRecoveryIT {
   }
 
   @Test
+  @Tag("long")
   void killedAtRailAckedTheSuccessorPosts() {
     Outcome o =
         killedAt(
@@ -152,6 +154,7 @@ class Uc04CrashRecoveryIT {
   }
 
   @Test
+  @Tag("long")
   void railTimedOutThenKilledThePayoutStaysAmbiguousWithOneSubmission() {
     Outcome o =
         killedAt(

@@ -16,6 +16,15 @@ public final class Generated {
 
   private Generated() {}
 
+  /**
+   * How many cases a generated check draws: {@code testCommand} in the test command, {@code
+   * longTier} in the long tier ({@code -Dexperiments.long=true}), which draws the same first cases
+   * and more of them (the seed is the same).
+   */
+  public static int cases(int testCommand, int longTier) {
+    return Boolean.getBoolean("experiments.long") ? longTier : testCommand;
+  }
+
   /** Checks {@code cases} inputs drawn by {@code generator}; stops at the first failure. */
   public static <T> void forAll(int cases, Function<Random, T> generator, Consumer<T> check) {
     long seed = Long.getLong("fencepost.seed", DEFAULT_SEED);

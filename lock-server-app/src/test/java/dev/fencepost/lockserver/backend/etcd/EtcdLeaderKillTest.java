@@ -24,6 +24,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Tag("NFR-05")
 @Tag("INV-04")
 @Tag("INV-06")
+// The long tier (-Dexperiments.long=true -Plong-tier): a failover scenario of tens of seconds.
+@Tag("long")
 class EtcdLeaderKillTest {
 
   private static final Duration EVERY = Duration.ofSeconds(10);

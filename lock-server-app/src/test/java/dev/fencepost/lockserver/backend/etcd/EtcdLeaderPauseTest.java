@@ -18,6 +18,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * first hear the new term and step down (INV-06). Same clients, same checks as the kill test.
  */
 @Tag("INV-06")
+// The long tier (-Dexperiments.long=true -Plong-tier): a failover scenario of tens of seconds.
+@Tag("long")
 class EtcdLeaderPauseTest {
 
   private static final Duration EVERY = Duration.ofSeconds(8);

@@ -31,6 +31,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * as much, far less than a hang.
  */
 @Tag("UC-08")
+// The long tier (-Dexperiments.long=true -Plong-tier): a failover scenario of tens of seconds.
+@Tag("long")
 class LockdbBlackHoleTest {
 
   @RegisterExtension
