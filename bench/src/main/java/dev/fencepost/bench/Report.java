@@ -313,12 +313,20 @@ public final class Report {
         continue;
       }
       if (c == null || c.handoffs == null || c.operations == 0) {
+        String why =
+            c != null && c.handoffs != null
+                ? f(
+                    "no hand-off released inside the window (%d in the warm-up, %d in the drain)",
+                    c.handoffs.warmUpHandoffs, c.handoffs.drainHandoffs)
+                : "";
+        String error = c == null || c.firstError == null ? "" : c.firstError;
         md.append("| ")
             .append(t.id())
             .append(" | not measured " + "|".repeat(11))
             .append(c == null ? 0 : c.errors)
             .append(" |||| ")
-            .append(c == null || c.firstError == null ? "" : c.firstError.replace("|", "/"))
+            .append(
+                (why + (why.isEmpty() || error.isEmpty() ? "" : "; ") + error).replace("|", "/"))
             .append(" |\n");
         continue;
       }
