@@ -2,11 +2,15 @@
 # The reconciliation benchmark (ADR 0178): 1,000,000 payouts and their statement entries with a
 # sprinkle of every class the statements show, scanned by the reconciliation job's chunk-oriented
 # statement pass on embedded PostgreSQL; prints the scan's time, the heap's peak and found against
-# planted. Not part of the test build (minutes, and the machine is shared): the test command runs
-# ReconciliationBenchSmokeTest instead. Sizes: -Dbench.payouts=N -Dbench.chunk=N -Dbench.planted=N.
+# planted, after a header naming the commit built and measured and the load average before and
+# after (ADR 0183). Builds from this working tree with -am. Not part of the test build (minutes,
+# and the machine is shared): the test command runs ReconciliationBenchSmokeTest instead.
+# Sizes: -Dbench.payouts=N -Dbench.chunk=N -Dbench.planted=N.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/provenance.sh
+commit=$(bench_commit)
 ./mvnw -B -q -pl bench -am -DskipTests -Dspotless.check.skip=true -Djib.skip=true \
   package dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
-java -Xmx1g -Dlogback.configurationFile=bench/logback-harness.xml "$@" \
+java -Xmx1g -Dlogback.configurationFile=bench/logback-harness.xml -Dbench.commit="$commit" "$@" \
   -cp "bench/target/classes:$(cat bench/target/classpath.txt)" dev.fencepost.bench.ReconciliationBench
