@@ -272,6 +272,16 @@ public final class Environment implements AutoCloseable {
     }
   }
 
+  /** The etcd member's version as it reports it, and how many members the cluster has. */
+  public String etcdVersion() {
+    String version =
+        etcd.status(etcd.member(0))
+            .map(io.etcd.jetcd.maintenance.StatusResponse::getVersion)
+            .orElse("?");
+    int members = etcd.members().size();
+    return version + ", " + members + (members == 1 ? " member" : " members");
+  }
+
   public String postgresVersion() {
     try (Connection c = benchDb.dataSource().getConnection();
         Statement s = c.createStatement();

@@ -25,6 +25,9 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 /** P1 raw JDBC lock table, P3 ShedLock, P4 Spring Integration's JdbcLockRegistry; one benchdb. */
 public final class JdbcTargets {
 
+  /** How often P1's waiting acquire re-tries (it has no way to wait). */
+  static final long RETRY_MILLIS = 2;
+
   private JdbcTargets() {}
 
   /** Creates the peers' tables: P1's lock table, ShedLock's table, and INT_LOCK from the jar. */
@@ -64,7 +67,9 @@ public final class JdbcTargets {
 
       @Override
       public String why(Op op) {
-        return op == Op.HANDOFF ? "no waiting primitive: the waiter re-tries every 2 ms" : "";
+        return op == Op.HANDOFF
+            ? "no waiting primitive: the waiter re-tries every " + RETRY_MILLIS + " ms"
+            : "";
       }
 
       @Override
@@ -106,7 +111,7 @@ public final class JdbcTargets {
               if (token != null) {
                 return token;
               }
-              TimeUnit.MILLISECONDS.sleep(2);
+              TimeUnit.MILLISECONDS.sleep(RETRY_MILLIS);
             }
             throw new IllegalStateException("no hand-off within " + max);
           }
@@ -216,7 +221,7 @@ public final class JdbcTargets {
       @Override
       public String why(Op op) {
         return switch (op) {
-          case HANDOFF -> "lock(): polls the table every idleBetweenTries (default 100 ms)";
+          case HANDOFF -> "lock(): polls the table every idleBetweenTries (left at its default)";
           case INSPECT -> "no inspect API";
           case RENEW -> "JdbcLockRegistry.renewLock(key)";
           default -> "";

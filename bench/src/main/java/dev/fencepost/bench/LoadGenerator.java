@@ -5,15 +5,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongPredicate;
 import org.HdrHistogram.Histogram;
 
 /**
  * Closed-loop and fixed-rate load with HdrHistogram. Latencies are recorded in nanoseconds.
  *
- * <p>Closed loop: each worker runs its body back to back until the deadline; the body measures and
- * returns the latency to record (or a negative number for "nothing to record").
+ * <p>Closed loop: each worker runs its body back to back until the run ends (see {@link Timing}: a
+ * warm-up with the same clients, then a window of at least a minimum length, extended up to a
+ * maximum until there are enough samples); the body measures and returns the latency to record (or
+ * a negative number for "nothing to record").
  *
  * <p>Fixed rate: operations are scheduled at {@code start + i / rate}; a thread that falls behind
  * starts the next operation at once, and the recorded latency runs from the <em>intended</em>
@@ -58,11 +62,50 @@ public final class LoadGenerator {
   }
 
   public static Result closedLoop(int workers, Duration duration, Body body) {
-    return closedLoop(workers, duration, w -> {}, body);
+    return closedLoop(workers, Timing.fixed(duration), w -> {}, body, Window.NONE);
   }
 
-  /** Every worker runs at least one iteration, so even a very short run produces samples. */
-  public static Result closedLoop(int workers, Duration duration, Setup setup, Body body) {
+  /**
+   * How long a closed-loop run lasts: {@code warmUp} first (same clients, nothing recorded), then
+   * at least {@code min}; past {@code min} it goes on while {@code enough} (given the operations
+   * recorded so far in the window) says no, up to {@code max}.
+   */
+  public record Timing(Duration warmUp, Duration min, Duration max, LongPredicate enough) {
+    public Timing {
+      if (max.compareTo(min) < 0) {
+        max = min;
+      }
+    }
+
+    /** Exactly {@code d}, no warm-up. */
+    public static Timing fixed(Duration d) {
+      return new Timing(Duration.ZERO, d, d, recorded -> true);
+    }
+  }
+
+  /** Told when the measurement window of a run opens. */
+  public interface Window {
+    Window NONE = new Window() {};
+
+    /** Before any worker starts: the window will open at {@code nanos} (System.nanoTime). */
+    default void opensAt(long nanos) {}
+
+    /** When the window opens (after the warm-up), on the coordinating thread. */
+    default void opened() {}
+
+    /**
+     * When the window closes at {@code nanos}: the workers are told to stop and finish what they
+     * are doing (their last iterations are still recorded, but a waiting queue then drains).
+     */
+    default void closes(long nanos) {}
+  }
+
+  /**
+   * Every worker runs at least one iteration inside the window, so even a very short run produces
+   * samples. Iterations that began during the warm-up are not recorded (their errors are counted).
+   */
+  public static Result closedLoop(
+      int workers, Timing timing, Setup setup, Body body, Window window) {
     List<Histogram> histograms = new ArrayList<>();
     for (int i = 0; i < workers; i++) {
       histograms.add(histogram());
@@ -73,7 +116,8 @@ public final class LoadGenerator {
     CountDownLatch ready = new CountDownLatch(workers);
     CountDownLatch go = new CountDownLatch(1);
     CountDownLatch done = new CountDownLatch(workers);
-    long[] window = new long[2];
+    AtomicBoolean stop = new AtomicBoolean();
+    long[] window0 = new long[1];
     List<Thread> threads = new ArrayList<>();
     for (int w = 0; w < workers; w++) {
       int worker = w;
@@ -89,12 +133,15 @@ public final class LoadGenerator {
                 ready.countDown();
                 try {
                   go.await();
-                  long deadline = window[0] + duration.toNanos();
+                  long measureFrom = window0[0];
                   long i = 0;
+                  boolean measured = false;
                   do {
+                    long began = System.nanoTime();
+                    boolean inWindow = began >= measureFrom;
                     try {
                       long nanos = body.run(worker, i++);
-                      if (nanos >= 0) {
+                      if (nanos >= 0 && inWindow) {
                         histograms.get(worker).recordValue(Math.min(nanos, MAX_NANOS));
                         operations.incrementAndGet();
                       }
@@ -102,7 +149,8 @@ public final class LoadGenerator {
                       errors.incrementAndGet();
                       firstError.compareAndSet(null, describe(e));
                     }
-                  } while (System.nanoTime() < deadline);
+                    measured |= inWindow;
+                  } while (!stop.get() || !measured);
                 } catch (InterruptedException e) {
                   Thread.currentThread().interrupt();
                 } finally {
@@ -115,10 +163,26 @@ public final class LoadGenerator {
       t.start();
     }
     awaitQuietly(ready);
-    window[0] = System.nanoTime();
+    long measureFrom = System.nanoTime() + timing.warmUp().toNanos();
+    window0[0] = measureFrom;
+    window.opensAt(measureFrom);
+    if (timing.warmUp().isZero()) {
+      window.opened();
+    }
     go.countDown();
+    if (!timing.warmUp().isZero()) {
+      sleepUntil(measureFrom);
+      window.opened();
+    }
+    sleepUntil(measureFrom + timing.min().toNanos());
+    long hardEnd = measureFrom + timing.max().toNanos();
+    while (System.nanoTime() < hardEnd && !timing.enough().test(operations.get())) {
+      sleepUntil(Math.min(hardEnd, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20)));
+    }
+    window.closes(System.nanoTime());
+    stop.set(true);
     awaitQuietly(done);
-    window[1] = System.nanoTime();
+    long end = System.nanoTime();
     Histogram merged = histogram();
     histograms.forEach(merged::add);
     return new Result(
@@ -126,8 +190,20 @@ public final class LoadGenerator {
         merged,
         operations.get(),
         errors.get(),
-        (window[1] - window[0]) / 1e9,
+        (end - measureFrom) / 1e9,
         firstError.get());
+  }
+
+  private static void sleepUntil(long nanos) {
+    long left;
+    while ((left = nanos - System.nanoTime()) > 0) {
+      try {
+        TimeUnit.NANOSECONDS.sleep(left);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      }
+    }
   }
 
   /** An operation for fixed-rate load. */

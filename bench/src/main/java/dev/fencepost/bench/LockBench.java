@@ -13,9 +13,17 @@ import java.util.function.Consumer;
  * The suite's entry point: starts the environment, runs every target interleaved, and writes the
  * "Lock benchmarks" section of docs/benchmarks.md and its plot.
  *
- * <p>System properties: {@code bench.rounds} (2), {@code bench.seconds} (1.5 per run), {@code
- * bench.sessions} (10000), {@code bench.heartbeatSeconds} (15), {@code bench.out}
- * (docs/benchmarks.md), {@code bench.command} (printed at the top), {@code bench.serverJvmArgs}.
+ * <p>System properties (defaults give every cell at least 10 s of measurement, ADR 0183): {@code
+ * bench.rounds} (2), {@code bench.seconds} (5, per run: rounds x seconds is a cell's minimum),
+ * {@code bench.maxSeconds} (15: a run short of its share of the 2,000 samples a p99 needs goes on
+ * up to this), {@code bench.warmupSeconds} (1, before every measured run, with its clients), {@code
+ * bench.initialWarmupSeconds} (2 per target at the start), {@code bench.handoffWaiters} (16),
+ * {@code bench.sessions} (10000), {@code bench.heartbeatSeconds} (15), {@code bench.out}
+ * (docs/benchmarks.md), {@code bench.command} (printed at the top), {@code bench.commit} (the
+ * commit the script built; else asked of git), {@code bench.serverJvmArgs}. Smoke sizes, e.g.
+ * {@code -Dbench.rounds=1 -Dbench.seconds=0.2 -Dbench.maxSeconds=0.2 -Dbench.warmupSeconds=0
+ * -Dbench.initialWarmupSeconds=0 -Dbench.sessions=100 -Dbench.heartbeatSeconds=1}, give a report
+ * that says it is a smoke run.
  */
 public final class LockBench {
 
@@ -23,9 +31,8 @@ public final class LockBench {
 
   /** Everything one run needs. */
   public record Settings(
-      int rounds,
-      Duration runDuration,
-      Duration warmUp,
+      Suite.Plan plan,
+      Duration initialWarmUp,
       List<Integer> pairClients,
       int handoffWaiters,
       int heartbeatSessions,
@@ -42,49 +49,43 @@ public final class LockBench {
       List<Scenario> scenarios,
       List<ServerLoad.Result> serverLoad,
       String postgresVersion,
+      String etcdVersion,
       double wallSeconds,
       Instant startedAt,
-      String uptimeBefore,
-      String uptimeAfter) {}
+      String commit,
+      String loadBefore,
+      String loadAfter) {}
+
+  static Duration seconds(String property, String defaultSeconds) {
+    return Duration.ofMillis(
+        Math.round(1000 * Double.parseDouble(System.getProperty(property, defaultSeconds))));
+  }
+
+  /** The settings the system properties (or their defaults) ask for. */
+  static Settings fromProperties() {
+    return new Settings(
+        new Suite.Plan(
+            Integer.getInteger("bench.rounds", 2),
+            seconds("bench.warmupSeconds", "1"),
+            seconds("bench.seconds", "5"),
+            seconds("bench.maxSeconds", "15"),
+            Stats.P99_SAMPLES),
+        seconds("bench.initialWarmupSeconds", "2"),
+        List.of(1, 4, 8, 16, 64),
+        Integer.getInteger("bench.handoffWaiters", 16),
+        Integer.getInteger("bench.sessions", 10_000),
+        seconds("bench.heartbeatSeconds", "15"),
+        true,
+        Path.of(System.getProperty("bench.work", "bench/target/bench-run")),
+        splitArgs(System.getProperty("bench.serverJvmArgs", "")));
+  }
 
   public static void main(String[] args) throws Exception {
-    Settings settings =
-        new Settings(
-            Integer.getInteger("bench.rounds", 2),
-            Duration.ofMillis(
-                (long) (1000 * Double.parseDouble(System.getProperty("bench.seconds", "1.5")))),
-            Duration.ofSeconds(2),
-            List.of(1, 4, 8, 16, 64),
-            16,
-            Integer.getInteger("bench.sessions", 10_000),
-            Duration.ofSeconds(Integer.getInteger("bench.heartbeatSeconds", 15)),
-            true,
-            Path.of(System.getProperty("bench.work", "bench/target/bench-run")),
-            splitArgs(System.getProperty("bench.serverJvmArgs", "")));
-    Outcome outcome = run(settings, System.out::println);
+    Outcome outcome = run(fromProperties(), System.out::println);
     Path out = Path.of(System.getProperty("bench.out", "docs/benchmarks.md"));
     Report.write(outcome, out, System.getProperty("bench.command", "bench/run-lock-bench.sh"));
     System.out.println("wrote " + out + " in " + Math.round(outcome.wallSeconds()) + " s");
     System.exit(0);
-  }
-
-  /**
-   * The machine's load as {@code uptime} prints it, so a reader sees how busy the shared machine
-   * was at the start and end of the run.
-   */
-  static String uptime() {
-    try {
-      Process p = new ProcessBuilder("uptime").redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes()).trim();
-      p.waitFor();
-      return out.isEmpty() ? "?" : out;
-    } catch (Exception e) {
-      try {
-        return "loadavg " + Files.readString(Path.of("/proc/loadavg")).trim();
-      } catch (Exception again) {
-        return "?";
-      }
-    }
   }
 
   private static List<String> splitArgs(String s) {
@@ -99,7 +100,8 @@ public final class LockBench {
 
   public static Outcome run(Settings settings, Consumer<String> log) throws Exception {
     Instant startedAt = Instant.now();
-    String uptimeBefore = uptime();
+    String commit = Provenance.commit();
+    String loadBefore = Provenance.loadAverage();
     long t0 = System.nanoTime();
     log.accept("starting PostgreSQL, etcd and two lock servers ...");
     try (Environment env = Environment.start(settings.workDir(), settings.serverJvmArgs())) {
@@ -129,8 +131,8 @@ public final class LockBench {
       scenarios.add(new Scenario(Op.RENEW, 1));
       scenarios.add(new Scenario(Op.INSPECT, 1));
       scenarios.add(new Scenario(Op.HANDOFF, settings.handoffWaiters()));
-      Suite suite = new Suite(env, targets, settings.runDuration(), settings.rounds(), log);
-      suite.run(scenarios, settings.warmUp());
+      Suite suite = new Suite(Meters.of(env), targets, settings.plan(), log);
+      suite.run(scenarios, settings.initialWarmUp());
       List<ServerLoad.Result> load = new ArrayList<>();
       if (settings.heartbeatSessions() > 0) {
         log.accept("heartbeat load: " + settings.heartbeatSessions() + " sessions per server");
@@ -155,6 +157,7 @@ public final class LockBench {
         load.forEach(r -> log.accept(r.toString()));
       }
       String pgVersion = env.postgresVersion();
+      String etcdVersion = env.etcdVersion();
       for (LockTarget t : targets) {
         try {
           t.close();
@@ -172,10 +175,12 @@ public final class LockBench {
           scenarios,
           load,
           pgVersion,
+          etcdVersion,
           (System.nanoTime() - t0) / 1e9,
           startedAt,
-          uptimeBefore,
-          uptime());
+          commit,
+          loadBefore,
+          Provenance.loadAverage());
     }
   }
 }

@@ -10,8 +10,8 @@ public enum Op {
   PAIR("acquire+release pair"),
   /** A non-waiting acquire of a key another client holds: the refusal. */
   TRY_HELD("try-acquire when held"),
-  /** 16 waiters on one hot key: release by one to grant to the next. */
-  HANDOFF("contended hand-off (16 waiters)"),
+  /** Waiters on one hot key: a release by one to the next grant, whoever gets it. */
+  HANDOFF("contended hand-off"),
   /** Renewal of a held lock (the peer's heartbeat/extend call). */
   RENEW("renew / heartbeat"),
   /** A read of a key's state. */

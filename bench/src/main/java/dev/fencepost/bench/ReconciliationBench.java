@@ -92,11 +92,27 @@ public final class ReconciliationBench {
             payouts,
             Integer.getInteger("bench.chunk", 500),
             Integer.getInteger("bench.planted", Math.max(1, payouts / 10_000)));
+    String commit = Provenance.commit();
+    String loadBefore = Provenance.loadAverage();
     Outcome outcome = run(settings, System.out::println);
+    System.out.println(header(commit, loadBefore, Provenance.loadAverage()));
     System.out.println(report(outcome));
     if (!outcome.found().equals(outcome.planted())) {
       System.exit(1);
     }
+  }
+
+  /**
+   * The line every benchmark report starts with (ADR 0183): the commit measured and the machine's
+   * load average before and after the run.
+   */
+  public static String header(String commit, String loadBefore, String loadAfter) {
+    return "reconciliation bench at commit "
+        + commit
+        + "; load average (1, 5, 15 min; /proc/loadavg) before the run "
+        + loadBefore
+        + ", after "
+        + loadAfter;
   }
 
   public static String report(Outcome o) {

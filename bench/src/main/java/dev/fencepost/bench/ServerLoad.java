@@ -53,7 +53,7 @@ public final class ServerLoad {
   }
 
   /** Enough senders that 2,000 keepalives/s need only 16 ms each; fewer would cap the rate. */
-  private static final int THREADS = 32;
+  static final int THREADS = 32;
 
   private static final Pattern USED = Pattern.compile("total \\d+K, used (\\d+)K");
 

@@ -1,19 +1,25 @@
 package dev.fencepost.bench;
 
+import dev.fencepost.bench.LoadGenerator.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 import org.HdrHistogram.Histogram;
 
 /**
  * Runs every (scenario, target) pair for a number of rounds, interleaved: each round visits every
  * scenario and, within it, every target in a rotated order, so slow drifts of a shared machine
- * spread over all targets. Results of all rounds are merged per (scenario, target).
+ * spread over all targets. Results of all rounds are merged per (scenario, target): a cell.
+ *
+ * <p>Every measured run warms up first with its own clients (nothing recorded), then measures for
+ * at least the plan's run length; a run whose cell is short of the samples a p99 needs goes on up
+ * to the plan's maximum (ADR 0183).
  */
 public final class Suite {
 
@@ -24,16 +30,34 @@ public final class Suite {
     }
   }
 
+  /**
+   * How long each cell is measured: {@code rounds} runs, each {@code warmUp} (not recorded) then at
+   * least {@code run}, extended up to {@code maxRun} while the cell is short of its share of {@code
+   * samplesPerCell}.
+   */
+  public record Plan(
+      int rounds, Duration warmUp, Duration run, Duration maxRun, long samplesPerCell) {
+
+    /** Seconds of measurement every cell gets at least. */
+    public double minCellSeconds() {
+      return rounds * run.toMillis() / 1000.0;
+    }
+  }
+
   /** Merged measurements of one (scenario, target). */
   public static final class Cell {
     public final Histogram latency = LoadGenerator.histogram();
     public long operations;
     public long errors;
     public double seconds;
+    public int runs;
     public String firstError;
     public final Map<String, Long> cpuNanos = new LinkedHashMap<>();
     public long fsyncs;
     public boolean fsyncKnown = true;
+
+    /** Hand-off scenarios only: every hand-off and the fairness figures; null otherwise. */
+    public Handoffs.Tally handoffs;
 
     public double throughput() {
       return seconds <= 0 ? 0 : operations / seconds;
@@ -49,25 +73,27 @@ public final class Suite {
     }
   }
 
-  private final Environment env;
+  /** How long a waiting acquire of the hand-off scenario may wait before it counts as an error. */
+  static final Duration HANDOFF_MAX_WAIT = Duration.ofSeconds(20);
+
+  private final Meters meters;
   private final List<LockTarget> targets;
-  private final Duration duration;
-  private final int rounds;
+  private final Plan plan;
   private final Consumer<String> log;
   private final Map<String, Map<String, Cell>> cells = new LinkedHashMap<>();
-  private final AtomicLong runCounter = new AtomicLong();
 
-  public Suite(
-      Environment env,
-      List<LockTarget> targets,
-      Duration duration,
-      int rounds,
-      Consumer<String> log) {
-    this.env = env;
+  /** Run ids are unique in the JVM, so runs of several suites never share a key. */
+  private static final AtomicLong RUN_COUNTER = new AtomicLong();
+
+  public Suite(Meters meters, List<LockTarget> targets, Plan plan, Consumer<String> log) {
+    this.meters = meters;
     this.targets = targets;
-    this.duration = duration;
-    this.rounds = rounds;
+    this.plan = plan;
     this.log = log;
+  }
+
+  public Plan plan() {
+    return plan;
   }
 
   public Map<String, Map<String, Cell>> cells() {
@@ -79,14 +105,19 @@ public final class Suite {
     return byTarget == null ? null : byTarget.get(targetId);
   }
 
-  public void run(List<Scenario> scenarios, Duration warmUp) {
-    if (!warmUp.isZero()) {
+  /**
+   * Runs every scenario on every target that supports it, {@code rounds} times interleaved, after
+   * an initial warm-up of {@code initialWarmUp} per target (its JVM paths and servers), on top of
+   * the warm-up every measured run has.
+   */
+  public void run(List<Scenario> scenarios, Duration initialWarmUp) {
+    if (!initialWarmUp.isZero()) {
       for (LockTarget t : targets) {
         Op op = t.ops().contains(Op.FLOOR) ? Op.FLOOR : Op.PAIR;
-        measure(new Scenario(op, 2), t, warmUp, false);
+        measure(new Scenario(op, 2), t, -1, initialWarmUp);
       }
     }
-    for (int round = 0; round < rounds; round++) {
+    for (int round = 0; round < plan.rounds(); round++) {
       for (Scenario s : scenarios) {
         List<LockTarget> order = new ArrayList<>();
         for (int i = 0; i < targets.size(); i++) {
@@ -94,21 +125,29 @@ public final class Suite {
         }
         for (LockTarget t : order) {
           if (t.ops().contains(s.op())) {
-            measure(s, t, duration, true);
+            measure(s, t, round, Duration.ZERO);
           }
         }
       }
     }
   }
 
-  private void measure(Scenario s, LockTarget target, Duration d, boolean keep) {
-    String run = "r" + runCounter.incrementAndGet();
+  private Cell cellFor(Scenario s, LockTarget target) {
+    return cells
+        .computeIfAbsent(s.key(), k -> new LinkedHashMap<>())
+        .computeIfAbsent(target.id(), k -> new Cell());
+  }
+
+  /** One run; {@code round} < 0 is the initial warm-up of {@code warmUp}, not kept. */
+  private void measure(Scenario s, LockTarget target, int round, Duration warmUp) {
+    boolean keep = round >= 0;
+    String run = "r" + RUN_COUNTER.incrementAndGet();
     List<LockTarget.Client> clients = new ArrayList<>();
-    java.util.concurrent.atomic.AtomicReferenceArray<Object> held =
-        new java.util.concurrent.atomic.AtomicReferenceArray<>(Math.max(1, s.clients()));
+    AtomicReferenceArray<Object> held = new AtomicReferenceArray<>(Math.max(1, s.clients()));
     LockTarget.Client holder = null;
     Object holderHandle = null;
     String fixedKey = "bench:" + run + ":k";
+    Handoffs handoffs = new Handoffs(Math.max(1, s.clients()));
     try {
       int n = s.clients();
       for (int i = 0; i < n; i++) {
@@ -121,14 +160,28 @@ public final class Suite {
           throw new IllegalStateException("holder could not take " + fixedKey);
         }
       }
-      AtomicLong lastRelease = new AtomicLong();
-      AtomicInteger lastHolder = new AtomicInteger(-1);
-      Map<String, Long> cpuBefore = env.cpuNanos();
-      long fsyncBefore = fsyncs(target.store());
+      Timing timing;
+      if (keep) {
+        Cell sofar = cell(s, target.id());
+        long before = sofar == null ? 0 : sofar.operations;
+        long share = (plan.samplesPerCell() * (round + 1) + plan.rounds() - 1) / plan.rounds();
+        timing =
+            new Timing(
+                plan.warmUp(),
+                plan.run(),
+                plan.maxRun(),
+                recorded ->
+                    before + (s.op() == Op.HANDOFF ? handoffs.samples() : recorded) >= share);
+      } else {
+        timing = Timing.fixed(warmUp);
+      }
+      AtomicReference<Map<String, Long>> cpuBefore = new AtomicReference<>(Map.of());
+      long[] fsyncBefore = {-1};
+      long[] window = new long[2];
       LoadGenerator.Result r =
           LoadGenerator.closedLoop(
               n,
-              d,
+              timing,
               w -> {
                 if (s.op() == Op.RENEW) {
                   // Taken on the worker's own thread (JdbcLockRegistry locks are per thread).
@@ -171,61 +224,103 @@ public final class Suite {
                   }
                   case INSPECT -> c.inspect(fixedKey);
                   case HANDOFF -> {
-                    Object h = c.acquireWaiting(fixedKey, Duration.ofSeconds(20));
+                    // Every grant after the first is a hand-off, to another client or back to
+                    // this one; Handoffs times it from the previous holder's release.
+                    Object h;
+                    try {
+                      h = c.acquireWaiting(fixedKey, HANDOFF_MAX_WAIT);
+                    } catch (Exception e) {
+                      handoffs.waitFailed(w, t0, System.nanoTime());
+                      throw e;
+                    }
                     long granted = System.nanoTime();
-                    long previous = lastRelease.get();
-                    long latency = previous > 0 && lastHolder.get() != w ? granted - previous : -1;
-                    lastHolder.set(w);
-                    lastRelease.set(System.nanoTime());
+                    handoffs.granted(w, t0, granted);
+                    handoffs.releasing(w, System.nanoTime());
                     c.release(fixedKey, h);
-                    return latency;
+                    return -1;
                   }
                 }
                 return System.nanoTime() - t0;
+              },
+              new LoadGenerator.Window() {
+                @Override
+                public void opensAt(long nanos) {
+                  handoffs.windowFrom(nanos);
+                  window[0] = nanos;
+                }
+
+                @Override
+                public void opened() {
+                  cpuBefore.set(meters.cpuNanos());
+                  fsyncBefore[0] = meters.fsyncs(target.store());
+                }
+
+                @Override
+                public void closes(long nanos) {
+                  handoffs.windowUntil(nanos);
+                  window[1] = nanos;
+                }
               });
-      Map<String, Long> cpuAfter = env.cpuNanos();
-      long fsyncAfter = fsyncs(target.store());
+      Map<String, Long> cpuAfter = meters.cpuNanos();
+      long fsyncAfter = meters.fsyncs(target.store());
+      Handoffs.Tally tally = s.op() == Op.HANDOFF ? handoffs.tally() : null;
+      Histogram latency = tally == null ? r.latency() : tally.latency;
+      long operations = tally == null ? r.operations() : tally.samples;
+      // Hand-offs are counted by when their release fell in the window, so they are per the
+      // window's length; other operations per the run's time until its last one finished.
+      double seconds = tally == null ? r.seconds() : (window[1] - window[0]) / 1e9;
       if (keep) {
-        Cell cell =
-            cells
-                .computeIfAbsent(s.key(), k -> new LinkedHashMap<>())
-                .computeIfAbsent(target.id(), k -> new Cell());
-        cell.latency.add(r.latency());
-        cell.operations += r.operations();
+        Cell cell = cellFor(s, target);
+        cell.latency.add(latency);
+        cell.operations += operations;
         cell.errors += r.errors();
-        cell.seconds += r.seconds();
+        cell.seconds += seconds;
+        cell.runs++;
         if (cell.firstError == null) {
           cell.firstError = r.firstError();
         }
+        if (tally != null) {
+          if (cell.handoffs == null) {
+            cell.handoffs = new Handoffs.Tally();
+          }
+          cell.handoffs.add(tally);
+        }
+        Map<String, Long> before = cpuBefore.get();
         cpuAfter.forEach(
-            (role, v) ->
-                cell.cpuNanos.merge(role, v - cpuBefore.getOrDefault(role, 0L), Long::sum));
-        if (fsyncBefore < 0 || fsyncAfter < 0) {
+            (role, v) -> cell.cpuNanos.merge(role, v - before.getOrDefault(role, 0L), Long::sum));
+        if (fsyncBefore[0] < 0 || fsyncAfter < 0) {
           cell.fsyncKnown = false;
         } else {
-          cell.fsyncs += fsyncAfter - fsyncBefore;
+          cell.fsyncs += fsyncAfter - fsyncBefore[0];
         }
       }
       log.accept(
           String.format(
-              "%-10s %-4s %s n=%d ops=%d p50=%.3fms p99=%.3fms %.0f/s errors=%d%s",
+              "%-10s %-4s %s n=%d ops=%d p50=%.3fms p99=%s %.0f/s %.1fs errors=%d%s%s",
               s.key(),
               target.id(),
               keep ? "" : "(warm-up)",
               n,
-              r.operations(),
-              r.latency().getValueAtPercentile(50) / 1e6,
-              r.latency().getValueAtPercentile(99) / 1e6,
-              r.throughput(),
+              operations,
+              latency.getValueAtPercentile(50) / 1e6,
+              Stats.quote(latency, 99),
+              seconds <= 0 ? 0 : operations / seconds,
+              seconds,
               r.errors(),
+              tally == null
+                  ? ""
+                  : String.format(
+                      " same-client=%d/%d warm-up=%d drain=%d overlaps=%d",
+                      tally.sameClient,
+                      tally.samples,
+                      tally.warmUpHandoffs,
+                      tally.drainHandoffs,
+                      tally.overlaps),
               r.firstError() == null ? "" : " first error: " + r.firstError()));
     } catch (Exception e) {
       log.accept(s.key() + " " + target.id() + " FAILED: " + LoadGenerator.describe(e));
       if (keep) {
-        Cell cell =
-            cells
-                .computeIfAbsent(s.key(), k -> new LinkedHashMap<>())
-                .computeIfAbsent(target.id(), k -> new Cell());
+        Cell cell = cellFor(s, target);
         cell.errors++;
         if (cell.firstError == null) {
           cell.firstError = LoadGenerator.describe(e);
@@ -250,14 +345,6 @@ public final class Suite {
         quietly(c::close);
       }
     }
-  }
-
-  private long fsyncs(Store store) {
-    return switch (store) {
-      case ETCD -> env.etcdFsyncs();
-      case POSTGRES -> env.postgresWalSyncs();
-      case NONE -> 0;
-    };
   }
 
   private static void quietly(ThrowingRunnable r) {

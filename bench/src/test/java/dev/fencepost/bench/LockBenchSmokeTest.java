@@ -13,8 +13,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The harness must not rot: one very short iteration of every target and operation, in the normal
- * test command. It asserts only that every target produced samples for every operation it supports,
- * and that the report is written between its markers; never a timing.
+ * test command. It asserts that every target produced samples for every operation it supports, that
+ * every hand-off of every target with a waiting acquire (the lock servers included) is a sample,
+ * and that the report is written between its markers, names the commit and the load, calls itself a
+ * smoke run and quotes no p99 its samples cannot carry; never a timing.
  */
 class LockBenchSmokeTest {
 
@@ -24,8 +26,8 @@ class LockBenchSmokeTest {
   void everyTargetProducesSamplesInAShortRun() throws Exception {
     LockBench.Settings settings =
         new LockBench.Settings(
-            1,
-            Duration.ofMillis(100),
+            // 100 ms a cell, going on (up to 5 s) only until it has one sample.
+            new Suite.Plan(1, Duration.ZERO, Duration.ofMillis(100), Duration.ofSeconds(5), 1),
             Duration.ZERO,
             List.of(2),
             3,
@@ -54,6 +56,24 @@ class LockBenchSmokeTest {
       }
     }
     assertThat(missing).as("targets without samples; log:\n" + String.join("\n", log)).isEmpty();
+    List<String> handoffTargets = new ArrayList<>();
+    Suite.Scenario handoff = new Suite.Scenario(Op.HANDOFF, 3);
+    for (LockTarget target : outcome.targets()) {
+      if (!target.ops().contains(Op.HANDOFF)) {
+        continue;
+      }
+      handoffTargets.add(target.id());
+      Handoffs.Tally h = outcome.suite().cell(handoff, target.id()).handoffs;
+      assertThat(h).as(target.id()).isNotNull();
+      assertThat(h.samples).as(target.id()).isPositive();
+      assertThat(h.samples + h.drainHandoffs)
+          .as(target.id() + ": every grant after the first")
+          .isEqualTo(h.grants - 1);
+      assertThat(h.releases).as(target.id()).isEqualTo(h.grants);
+      assertThat(h.overlaps).as(target.id()).isZero();
+      assertThat(h.sameClient + h.toAnother.getTotalCount()).as(target.id()).isEqualTo(h.samples);
+    }
+    assertThat(handoffTargets).contains("E1", "E2", "E3", "P1", "P2", "P4");
     assertThat(outcome.serverLoad())
         .allSatisfy(
             r -> {
@@ -73,6 +93,11 @@ class LockBenchSmokeTest {
     String written = Files.readString(markdown);
     assertThat(written)
         .contains("kept", "also kept", "## Lock benchmarks")
+        .contains("from commit `" + outcome.commit() + "`")
+        .contains("before the run: " + outcome.loadBefore())
+        .contains("**Smoke-size run**")
+        .contains(Stats.NOT_ENOUGH)
+        .contains("back to the releaser")
         .doesNotContain("\nold\n");
     assertThat(temp.resolve(Report.PLOT)).isNotEmptyFile();
   }

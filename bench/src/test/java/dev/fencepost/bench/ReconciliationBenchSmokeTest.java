@@ -22,4 +22,11 @@ class ReconciliationBenchSmokeTest {
     assertThat(outcome.planted()).hasSize(6).allSatisfy((d, n) -> assertThat(n).isEqualTo(7));
     assertThat(ReconciliationBench.report(outcome)).contains("3,000 payouts");
   }
+
+  @Test
+  void theReportHeaderNamesTheCommitAndTheLoadBeforeAndAfter() {
+    assertThat(ReconciliationBench.header("abc123 (dirty: x)", "0.10 0.20 0.30", "1.10 1.20 1.30"))
+        .contains(
+            "commit abc123 (dirty: x)", "before the run 0.10 0.20 0.30", "after 1.10 1.20 1.30");
+  }
 }
