@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencepost.payment.Payout;
-import dev.fencepost.security.FencepostRole;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -124,30 +123,8 @@ class ReconciliationBoundsTest extends ReconciliationTestBase {
 
   /** The world's reconciler, with the statement's and the postings' page sizes given. */
   private Reconciler paged(int statementPage, int postingPage) {
-    ReconciliationSettings settings = world.settings();
-    PaydbReads reads = new PaydbReads(world.paydb, postingPage);
-    ProxyReadClient proxy =
-        new ProxyReadClient(
-            world.stack.proxyUrl(),
-            Duration.ofSeconds(5),
-            world.stack.tokens(FencepostRole.RECONCILER));
-    return new Reconciler(
-        new AmbiguityResolver(world.payments, reads, proxy, world.locks, settings),
-        new Detector(
-            reads,
-            world.payments,
-            proxy,
-            new RailStatementSource(
-                world.stack.stubUrl(),
-                Duration.ofSeconds(5),
-                world.stack.tokens(FencepostRole.RECONCILER),
-                statementPage),
-            new StatementEntryStore(world.paydb),
-            new WindowSubmissionStore(world.paydb),
-            settings),
-        new RunStore(world.paydb),
-        reads,
-        new ReconciliationSignals(world.meters, reads, settings.sampleSize()));
+    return world.pagedReconciler(
+        world.settings(), world.proxyReads(), statementPage, postingPage, Detector.PAGE);
   }
 
   private static long executions() {

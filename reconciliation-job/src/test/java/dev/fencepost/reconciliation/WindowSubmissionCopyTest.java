@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencepost.payment.Payout;
-import dev.fencepost.security.FencepostRole;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -103,36 +102,19 @@ class WindowSubmissionCopyTest extends ReconciliationTestBase {
   }
 
   private ProxyReadClient proxy() {
-    return new ProxyReadClient(
-        world.stack.proxyUrl(),
-        Duration.ofSeconds(5),
-        world.stack.tokens(FencepostRole.RECONCILER));
+    return world.proxyReads();
   }
 
   /**
-   * The world's reconciler with its submissions from {@code submissions}, comparing {@code
-   * pageSize} a page, postings included; the acknowledged payout is past its posting grace.
+   * The world's reconciler with its submissions from {@code submissions}, every page of {@code
+   * pageSize}; the acknowledged payout is past its posting grace.
    */
   private Reconciler reconciler(SubmissionSource submissions, int pageSize) {
-    ReconciliationSettings settings = world.settings().withPostingGrace(Duration.ofMillis(1));
-    PaydbReads reads = new PaydbReads(world.paydb, pageSize);
-    return new Reconciler(
-        new AmbiguityResolver(world.payments, reads, proxy(), world.locks, settings),
-        new Detector(
-            reads,
-            world.payments,
-            submissions,
-            new RailStatementSource(
-                world.stack.stubUrl(),
-                Duration.ofSeconds(5),
-                world.stack.tokens(FencepostRole.RECONCILER),
-                pageSize),
-            new StatementEntryStore(world.paydb),
-            new WindowSubmissionStore(world.paydb),
-            settings,
-            pageSize),
-        new RunStore(world.paydb),
-        reads,
-        new ReconciliationSignals(world.meters, reads, settings.sampleSize()));
+    return world.pagedReconciler(
+        world.settings().withPostingGrace(Duration.ofMillis(1)),
+        submissions,
+        pageSize,
+        pageSize,
+        pageSize);
   }
 }

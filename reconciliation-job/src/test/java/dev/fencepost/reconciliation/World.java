@@ -115,6 +115,43 @@ final class World {
         stack.tokens(FencepostRole.RECONCILER));
   }
 
+  /**
+   * The world's reconciler with its submissions from {@code submissions} and every page size given:
+   * the statement's, the postings' and the comparison's (ADR 0168, 0187), down to one.
+   */
+  Reconciler pagedReconciler(
+      ReconciliationSettings settings,
+      SubmissionSource submissions,
+      int statementPage,
+      int postingPage,
+      int comparePage) {
+    PaydbReads reads = new PaydbReads(paydb, postingPage);
+    return new Reconciler(
+        new AmbiguityResolver(payments, reads, proxyReads(), locks, settings),
+        new Detector(
+            reads,
+            payments,
+            submissions,
+            new RailStatementSource(
+                stack.stubUrl(),
+                java.time.Duration.ofSeconds(5),
+                stack.tokens(FencepostRole.RECONCILER),
+                statementPage),
+            new StatementEntryStore(paydb),
+            new WindowSubmissionStore(paydb),
+            settings,
+            comparePage),
+        new RunStore(paydb),
+        reads,
+        new ReconciliationSignals(meters, reads, settings.sampleSize()));
+  }
+
+  /** The proxy's read API as the reconciler reads it. */
+  ProxyReadClient proxyReads() {
+    return new ProxyReadClient(
+        stack.proxyUrl(), java.time.Duration.ofSeconds(5), stack.tokens(FencepostRole.RECONCILER));
+  }
+
   /** The rail's camt.053 statement of {@code window} (one page of up to 1,000 entries), as XML. */
   String statementXml(ReconciliationWindow window) {
     HttpResponse<String> r =
