@@ -140,7 +140,8 @@ public class ReconciliationSignals {
         .addKeyValue("runId", runId)
         .addKeyValue("windowFrom", window.from())
         .addKeyValue("windowTo", window.to())
-        .addKeyValue("error", String.valueOf(e.getMessage()))
+        // No "error" key of its own: the cause is written as ECS's `error` object (type, message,
+        // stack trace), and a second `error` made the encoder drop the whole event.
         .setCause(e)
         .log("reconciliation failed at " + at);
   }

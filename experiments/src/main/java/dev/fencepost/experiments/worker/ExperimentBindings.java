@@ -28,7 +28,8 @@ import org.springframework.core.env.Environment;
  *       (docs/history-checker.md) into the run directory.
  *   <li>{@code pause-at} or {@code kill-at} (a {@link PayoutFailpoint.Point}) with {@code
  *       control-dir}: park there the first time ({@link ParkingFailpoint}); the harness then
- *       SIGSTOPs or SIGKILLs this process.
+ *       SIGSTOPs or SIGKILLs this process. With {@code park-count=N}, the first N payouts to reach
+ *       it park (a worker with N payout threads, each holding its account's lock).
  *   <li>{@code pause-lands-after-check=true}: once resumed, the locks acquired before the pause
  *       skip {@code ensureHeld()}, as if the pause had hit a moment after the check passed.
  *   <li>{@code resource-fence=off}: paydb's fence disabled in this worker (ADR 0035, ADR 0100).
@@ -60,7 +61,10 @@ public final class ExperimentBindings
     if (!point.isBlank()) {
       String controlDir = env.getRequiredProperty(PREFIX + "control-dir");
       parking =
-          new ParkingFailpoint(PayoutFailpoint.Point.valueOf(point.strip()), Path.of(controlDir));
+          new ParkingFailpoint(
+              PayoutFailpoint.Point.valueOf(point.strip()),
+              Path.of(controlDir),
+              env.getProperty(PREFIX + "park-count", Integer.class, 1));
       ParkingFailpoint failpoint = parking;
       context.registerBean("payoutFailpoint", PayoutFailpoint.class, () -> failpoint);
     }

@@ -24,12 +24,22 @@ final class GameDay {
   private Instant injectedAt;
   private Instant firedAt;
   private String recovery;
+  private Instant pendingAt;
+  private String notAwaited;
 
   GameDay(String title, String alert, String severity, Runbook runbook) {
     this.title = title;
     this.alert = alert;
     this.severity = severity;
     this.runbook = runbook;
+  }
+
+  /**
+   * A procedure a runbook describes that no alert announces (a restore): executed and verified,
+   * with no detection latency to measure.
+   */
+  static GameDay procedure(String title, Runbook runbook) {
+    return new GameDay(title, null, null, runbook);
   }
 
   /** The failure is injected now. */
@@ -48,6 +58,16 @@ final class GameDay {
 
   void fired(Instant at) {
     this.firedAt = at;
+  }
+
+  /**
+   * The alert's expression became true at {@code at} (Prometheus reported it pending), and firing
+   * would take {@code why} longer than a game day waits (a {@code for:} of an hour): the latency
+   * reported is the condition's, and the report says firing was not awaited.
+   */
+  void pendingNotAwaited(Instant at, String why) {
+    this.pendingAt = at;
+    this.notAwaited = why;
   }
 
   GameDay step(String runbookSays, String executed, String outcome) {
@@ -83,8 +103,27 @@ final class GameDay {
     return injectedAt;
   }
 
-  Duration latency() {
-    return Duration.between(injectedAt, firedAt);
+  /** Injection to firing; empty for a procedure, or an alert whose firing was not awaited. */
+  java.util.Optional<Duration> latency() {
+    return firedAt == null
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(Duration.between(injectedAt, firedAt));
+  }
+
+  /** Injection to the expression being true (pending), when firing was not awaited. */
+  java.util.Optional<Duration> pendingLatency() {
+    return pendingAt == null
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(Duration.between(injectedAt, pendingAt));
+  }
+
+  /** Why firing was not awaited, or null. */
+  String notAwaited() {
+    return notAwaited;
+  }
+
+  boolean isProcedure() {
+    return alert == null;
   }
 
   List<Step> steps() {
@@ -96,6 +135,7 @@ final class GameDay {
   }
 
   boolean complete() {
-    return injectedAt != null && firedAt != null && recovery != null && !steps.isEmpty();
+    boolean detected = isProcedure() || firedAt != null || pendingAt != null;
+    return injectedAt != null && detected && recovery != null && !steps.isEmpty();
   }
 }

@@ -10,7 +10,12 @@ final class GameDayReport {
 
   private GameDayReport() {}
 
-  static void write(List<GameDay> days, boolean longTier, int dashboardQueries, int metricNames) {
+  static void write(
+      List<GameDay> days,
+      boolean longTier,
+      int dashboardQueries,
+      int metricNames,
+      List<Class<?>> producedBy) {
     StringBuilder table =
         new StringBuilder(
             "| alert | severity | failure injected | detection latency | runbook | steps executed"
@@ -18,13 +23,13 @@ final class GameDayReport {
     for (GameDay d : days) {
       table
           .append("| ")
-          .append(d.alert())
+          .append(d.isProcedure() ? "none (a procedure)" : d.alert())
           .append(" | ")
-          .append(d.severity())
+          .append(d.isProcedure() ? "" : d.severity())
           .append(" | ")
           .append(cell(d.injection()))
           .append(" | ")
-          .append(seconds(d.latency()))
+          .append(cell(latency(d)))
           .append(" | [")
           .append(d.runbook().name())
           .append("](../../")
@@ -39,10 +44,11 @@ final class GameDayReport {
         new Evidence(
                 "game-days",
                 "Game days: failures injected on the local platform, detected by Prometheus",
-                GameDaysIT.class)
+                producedBy.toArray(Class<?>[]::new))
             .paragraph(
                 "Each game day runs the platform's real processes (lock server, rail proxy, rail"
-                    + " stub, payout workers) with a real Prometheus scraping every management port"
+                    + " stub, payout workers, reconciliation job) with a real Prometheus scraping every"
+                    + " management port"
                     + " over HTTPS and evaluating the shipped rule file"
                     + " (`ops/prometheus/fencepost-rules.yaml`). It injects one failure, measures"
                     + " the time from the injection to the alert firing as Prometheus's alerts API"
@@ -56,12 +62,15 @@ final class GameDayReport {
                     + Observatory.INTERVAL.toSeconds()
                     + " s here; a cluster scraping every 30 s adds up to about 30 s per scrape and"
                     + " evaluation to each latency. A latency includes the alert's own `for:`"
-                    + " duration.")
+                    + " duration. An alert whose `for:` is longer than a game day waits is"
+                    + " reported with the time until Prometheus evaluated its expression true"
+                    + " (pending), and says so; a procedure no alert announces (a restore) has no"
+                    + " latency.")
             .paragraph(
                 (longTier
                         ? "This is the whole set (the long tier)."
                         : "This is the fast subset the test command runs; the whole set is the"
-                            + " long tier (`experiments/run-evidence.sh GameDaysIT`).")
+                            + " long tier (`./fencepost game-days`).")
                     + " The dashboards (`ops/grafana/`) were checked in the same run: their "
                     + dashboardQueries
                     + " queries name only metrics among the "
@@ -81,28 +90,49 @@ final class GameDayReport {
             .append(cell(s.outcome()))
             .append(" |\n");
       }
+      String detected =
+          d.isProcedure()
+              ? "A procedure, no alert"
+              : "Alert `" + d.alert() + "` (" + d.severity() + ")";
+      String latency =
+          d.isProcedure()
+              ? ""
+              : d.latency().isPresent()
+                  ? " Fired after **" + seconds(d.latency().get()) + "**."
+                  : " Its expression was true (pending) after **"
+                      + seconds(d.pendingLatency().orElseThrow())
+                      + "**; "
+                      + d.notAwaited()
+                      + ".";
       evidence.paragraph(
           "## "
               + d.title()
               + "\n\n"
-              + "Alert `"
-              + d.alert()
-              + "` ("
-              + d.severity()
-              + "), runbook [`"
+              + detected
+              + ", runbook [`"
               + d.runbook().path()
               + "`](../../"
               + d.runbook().path()
               + "). Injected: "
               + d.injection()
-              + ". Fired after **"
-              + seconds(d.latency())
-              + "**.\n\n"
+              + "."
+              + latency
+              + "\n\n"
               + steps.toString().strip()
               + "\n\nRecovery: "
               + d.recovery());
     }
     evidence.write();
+  }
+
+  private static String latency(GameDay d) {
+    if (d.isProcedure()) {
+      return "n/a (no alert)";
+    }
+    if (d.latency().isPresent()) {
+      return seconds(d.latency().get());
+    }
+    return "pending after " + seconds(d.pendingLatency().orElseThrow()) + "; firing not awaited";
   }
 
   private static String seconds(Duration d) {

@@ -104,6 +104,24 @@ final class Observatory {
     return seen[0];
   }
 
+  /**
+   * Waits until {@code alert} is pending or firing with these labels, and returns it: its {@code
+   * activeAt} is when Prometheus first evaluated its expression true (to one evaluation).
+   */
+  Alert awaitActive(String alert, Map<String, String> labels, Duration atMost) {
+    Alert[] seen = new Alert[1];
+    Awaitility.await(alert + " pending " + labels + " (Prometheus log " + prometheus.log() + ")")
+        .atMost(atMost)
+        .pollInterval(Duration.ofMillis(250))
+        .until(
+            () -> {
+              Optional<Alert> a = find(alert, labels, null);
+              a.ifPresent(x -> seen[0] = x);
+              return a.isPresent();
+            });
+    return seen[0];
+  }
+
   /** Waits until {@code alert} with these labels is neither pending nor firing. */
   Duration awaitResolved(String alert, Map<String, String> labels, Duration atMost) {
     Instant from = Instant.now();

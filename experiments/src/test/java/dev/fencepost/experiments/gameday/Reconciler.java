@@ -31,6 +31,10 @@ final class Reconciler implements AutoCloseable {
     this.process = process;
   }
 
+  /**
+   * Starts one for {@code run}'s paydb, the shared proxy and the rail stub; {@code extraArgs}
+   * ({@code --name=value}) replace the defaults of their names.
+   */
   static Reconciler start(ExperimentRun run, List<String> extraArgs) {
     PostgresDatabase batchdb =
         LocalPlatform.createBatchdb(run.stack().postgres(), run.paydb().name() + "_recbatch");
@@ -47,6 +51,15 @@ final class Reconciler implements AutoCloseable {
             + run.stack().lockServer(LockBackend.POSTGRES).baseUrl());
     args.add("--spring.batch.job.enabled=false");
     args.add("--spring.main.banner-mode=off");
+    // An extra argument replaces the default of its name: Spring would join two values with a
+    // comma.
+    for (String extra : extraArgs) {
+      int eq = extra.indexOf('=');
+      if (eq > 0) {
+        String name = extra.substring(0, eq + 1);
+        args.removeIf(a -> a.startsWith(name));
+      }
+    }
     args.addAll(extraArgs);
     JavaProcess process =
         LocalIdentity.withEnvironment(

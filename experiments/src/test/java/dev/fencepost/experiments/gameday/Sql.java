@@ -31,13 +31,28 @@ final class Sql {
 
   /** A statement as the owner: a game day's injection, never a runbook step. */
   static void asOwner(PostgresDatabase db, String sql) {
+    updateAsOwner(db, sql);
+  }
+
+  /**
+   * A statement as the owner, returning its update count: a game day's injection, or a runbook's
+   * correction that the runbook says is made as the owner.
+   */
+  static int updateAsOwner(PostgresDatabase db, String sql) {
     PostgresDatabase.Credentials as = db.owner();
     try (Connection c = DriverManager.getConnection(db.jdbcUrl(), as.username(), as.password());
         Statement s = c.createStatement()) {
-      s.execute(sql);
+      s.execute(sql.strip().replaceAll(";$", ""));
+      return Math.max(0, s.getUpdateCount());
     } catch (SQLException e) {
       throw new IllegalStateException("could not run on " + db.name() + ": " + sql, e);
     }
+  }
+
+  /** One value (the first column of the first row) of a query as the owner, read-only. */
+  static Object valueAsOwner(PostgresDatabase db, String sql) {
+    List<Map<String, Object>> rows = rows(db, db.owner(), sql);
+    return rows.isEmpty() ? null : rows.get(0).values().iterator().next();
   }
 
   /**

@@ -30,7 +30,7 @@ import java.util.concurrent.ExecutionException;
  * A lock backend this scenario owns, with a cold backup and a restore done the way an operator
  * would do them on that backend, and the restore procedure (ADR 0003, ADR 0016) as its flag.
  */
-interface RestoreTarget extends AutoCloseable {
+public interface RestoreTarget extends AutoCloseable {
 
   String name();
 
@@ -97,7 +97,7 @@ interface RestoreTarget extends AutoCloseable {
     private final PostgresDatabase lockdb;
     private final String backup;
 
-    Postgres(EmbeddedPostgresServer server) {
+    public Postgres(EmbeddedPostgresServer server) {
       this.server = server;
       this.lockdb = server.createDatabase("exp_inv04_lockdb");
       this.backup = lockdb.name() + "_backup";
@@ -106,6 +106,11 @@ interface RestoreTarget extends AutoCloseable {
     @Override
     public String name() {
       return "PostgreSQL";
+    }
+
+    /** The lockdb this target backs up and restores (a game day reads it as the runbook does). */
+    public PostgresDatabase lockdb() {
+      return lockdb;
     }
 
     @Override

@@ -573,7 +573,7 @@ public final class DefaultLockClient implements StartableLockClient, SmartLifecy
       // Never let an exception cancel the periodic task.
       log.atError()
           .addKeyValue("event", "lock.heartbeat.error")
-          .addKeyValue("error", String.valueOf(e))
+          // The cause is ECS's `error` object; an `error` key as well drops the event.
           .setCause(e)
           .log("unexpected heartbeat error");
     }
@@ -752,7 +752,7 @@ public final class DefaultLockClient implements StartableLockClient, SmartLifecy
       log.atWarn()
           .addKeyValue("event", "lock.listener.failed")
           .addKeyValue("key", lock.key().value())
-          .addKeyValue("error", String.valueOf(e))
+          // The cause is ECS's `error` object; an `error` key as well drops the event.
           .setCause(e)
           .log("a lock-lost listener threw; ignored");
     }
