@@ -120,6 +120,17 @@ abstract class GameDays {
         request -> LockServers.identity().tokens(FencepostRole.OPERATOR).currentToken());
   }
 
+  /**
+   * Runs a PromQL query the day's runbook says (checked against its text) through Prometheus's API,
+   * records it as an executed step and returns the samples for the caller's assertions.
+   */
+  List<Sample> runbookQuery(GameDay day, String query) {
+    day.runbook().requireSays(query);
+    List<Sample> samples = obs.prometheus().query(query);
+    day.step(query, "PromQL through Prometheus's API", describe(samples));
+    return samples;
+  }
+
   static String describe(List<Sample> samples) {
     if (samples.isEmpty()) {
       return "no series";

@@ -65,16 +65,14 @@ class GameDaysGuardsIT extends GameDays {
     JavaProcess proxy = obs.watch("rail-proxy", started);
     obs.awaitFiring(day, labels, FIRE_BUDGET);
 
-    String confirm =
-        day.runbook().requireSays("min by (instance, guard, check) (fencepost_fencing_enabled)");
-    List<Sample> enabled = obs.prometheus().query(confirm);
+    List<Sample> enabled =
+        runbookQuery(day, "min by (instance, guard, check) (fencepost_fencing_enabled)");
     assertThat(enabled)
         .anySatisfy(
             s -> {
               assertThat(s.labels()).containsEntry("check", "high-water");
               assertThat(s.value()).isZero();
             });
-    day.step(confirm, "PromQL through Prometheus's API", describe(enabled));
     day.runbook().requireSays("The instance logged `fencing.disabled` (WARN) at start");
     List<String> logged = proxy.logLines("\"fencing.disabled\"");
     assertThat(logged).isNotEmpty();
@@ -91,10 +89,8 @@ class GameDaysGuardsIT extends GameDays {
         "stopped");
 
     Duration resolved = obs.awaitResolved(day.alert(), labels, FIRE_BUDGET);
-    String verify = day.runbook().requireSays("min(fencepost_fencing_enabled) == 1");
-    List<Sample> after = obs.prometheus().query(verify);
+    List<Sample> after = runbookQuery(day, "min(fencepost_fencing_enabled) == 1");
     assertThat(after).singleElement().satisfies(s -> assertThat(s.value()).isEqualTo(1.0));
-    day.step(verify, "PromQL through Prometheus's API", describe(after));
     day.recovered("the alert resolved " + seconds(resolved) + " after the instance stopped");
     DAYS.add(day);
   }
@@ -279,17 +275,14 @@ class GameDaysGuardsIT extends GameDays {
       run.resume(w1, true, "thawed while w2 is parked after its re-claim");
       obs.awaitFiring(day, paydbGuard, FIRE_BUDGET);
 
-      String perGuard =
-          day.runbook()
-              .requireSays("sum by (guard) (increase(fencepost_fence_rejections_total[1h]))");
-      List<Sample> byGuard = obs.prometheus().query(perGuard);
+      List<Sample> byGuard =
+          runbookQuery(day, "sum by (guard) (increase(fencepost_fence_rejections_total[1h]))");
       assertThat(byGuard)
           .anySatisfy(
               x -> {
                 assertThat(x.labels()).containsEntry("guard", "paydb");
                 assertThat(x.value()).isGreaterThan(0);
               });
-      day.step(perGuard, "PromQL through Prometheus's API", describe(byGuard));
       String fence =
           day.runbook()
               .requireSays("SELECT id, fence, updated_at FROM account WHERE id = '<accountId>';");

@@ -123,8 +123,7 @@ class GameDaysLockServiceIT extends GameDays {
           List.of(
               "sum by (instance, outcome) (rate(fencepost_lock_client_heartbeat_seconds_count[5m]))",
               "max by (instance) (fencepost_lock_client_heartbeat_seconds_max)")) {
-        day.runbook().requireSays(q);
-        day.step(q, "PromQL through Prometheus's API", describe(obs.prometheus().query(q)));
+        runbookQuery(day, q);
       }
       day.runbook().requireSays("`lock.session.lost`");
       List<String> sessionLost = w.process().logLines("\"lock.session.lost\"");
@@ -262,21 +261,18 @@ class GameDaysLockServiceIT extends GameDays {
             List.of(
                 "fencepost:lock_acquire_errors:ratio_rate1h",
                 "fencepost:lock_acquire_errors:ratio_rate28d")) {
-          slow.runbook().requireSays(q);
-          slow.step(q, "PromQL through Prometheus's API", describe(obs.prometheus().query(q)));
+          runbookQuery(slow, q);
         }
         slow.step(
             "the alert's state",
             "Prometheus's alerts API",
             pending.state() + " since " + pending.activeAt());
 
-        String rate =
-            down.runbook()
-                .requireSays(
-                    "sum by (instance, backend) (rate(fencepost_lock_operations_seconds_count{outcome=\"backend_unavailable\"}[5m]))");
-        List<Sample> refused = obs.prometheus().query(rate);
+        List<Sample> refused =
+            runbookQuery(
+                down,
+                "sum by (instance, backend) (rate(fencepost_lock_operations_seconds_count{outcome=\"backend_unavailable\"}[5m]))");
         assertThat(refused).anySatisfy(x -> assertThat(x.value()).isGreaterThan(0));
-        down.step(rate, "PromQL through Prometheus's API", describe(refused));
         down.runbook().requireSays("https://$HOST:9081/actuator/health");
         HttpResponse<String> health =
             TestHttp.unchecked(() -> management(server).get("/actuator/health"));
@@ -298,8 +294,7 @@ class GameDaysLockServiceIT extends GameDays {
             List.of(
                 "fencepost:lock_acquire_errors:ratio_rate5m",
                 "sum by (instance) (rate(fencepost_lock_client_acquire_seconds_count{outcome=\"unavailable\"}[5m]))")) {
-          burn.runbook().requireSays(q);
-          burn.step(q, "PromQL through Prometheus's API", describe(obs.prometheus().query(q)));
+          runbookQuery(burn, q);
         }
         assertThat(during)
             .allSatisfy(p -> assertThat(run.reload(p).state()).isEqualTo(PayoutState.PENDING));
@@ -400,8 +395,7 @@ class GameDaysLockServiceIT extends GameDays {
             List.of(
                 "max(increase(fencepost_lock_etcd_leader_changes_total[1h]))",
                 "max by (instance) (fencepost_lock_etcd_raft_term)")) {
-          day.runbook().requireSays(q);
-          day.step(q, "PromQL through Prometheus's API", describe(obs.prometheus().query(q)));
+          runbookQuery(day, q);
         }
         day.runbook().requireSays("`lock.etcd.leader_changed`");
         day.step(

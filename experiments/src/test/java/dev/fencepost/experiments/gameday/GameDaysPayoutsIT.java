@@ -187,8 +187,7 @@ class GameDaysPayoutsIT extends GameDays {
             "max(fencepost_payout_pending_oldest_age_seconds)",
             "max by (state) (fencepost_payouts)",
             "sum by (instance, outcome) (rate(fencepost_payout_job_outcomes_total[5m]))")) {
-      day.runbook().requireSays(q);
-      day.step(q, "PromQL through Prometheus's API", describe(obs.prometheus().query(q)));
+      runbookQuery(day, q);
     }
     day.runbook().requireSays("https://$HOST:9085/actuator/batchjobs/payoutJob");
     HttpResponse<String> executions =
@@ -232,10 +231,8 @@ class GameDaysPayoutsIT extends GameDays {
     Payout payout = b.payout();
     run.awaitState(payout, PayoutState.RAIL_AMBIGUOUS);
     obs.awaitFiring(day, Map.of(), Duration.ofMinutes(10));
-    String confirm = day.runbook().requireSays("max(fencepost_payout_ambiguous_past_sla)");
-    List<Sample> past = obs.prometheus().query(confirm);
+    List<Sample> past = runbookQuery(day, "max(fencepost_payout_ambiguous_past_sla)");
     assertThat(past).singleElement().satisfies(x -> assertThat(x.value()).isEqualTo(1.0));
-    day.step(confirm, "PromQL through Prometheus's API", describe(past));
     String which =
         day.runbook()
             .requireSays(

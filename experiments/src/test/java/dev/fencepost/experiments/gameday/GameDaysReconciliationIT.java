@@ -93,13 +93,11 @@ class GameDaysReconciliationIT extends GameDays {
       assertThat(launched.statusCode()).as(launched.body()).isBetween(200, 202);
       obs.awaitFiring(day, duplicate, FIRE_BUDGET);
 
-      String confirm =
-          day.runbook()
-              .requireSays(
-                  "max by (discrepancy) (fencepost_reconciliation_last_run_findings{discrepancy=\"DUPLICATE_SUBMISSION\"})");
-      List<Sample> found = obs.prometheus().query(confirm);
+      List<Sample> found =
+          runbookQuery(
+              day,
+              "max by (discrepancy) (fencepost_reconciliation_last_run_findings{discrepancy=\"DUPLICATE_SUBMISSION\"})");
       assertThat(found).singleElement().satisfies(x -> assertThat(x.value()).isEqualTo(1.0));
-      day.step(confirm, "PromQL through Prometheus's API", describe(found));
       String findings =
           day.runbook()
               .requireSays(
@@ -181,12 +179,9 @@ class GameDaysReconciliationIT extends GameDays {
       obs.awaitFiring(day, imbalance, FIRE_BUDGET);
 
       String confirm =
-          day.runbook()
-              .requireSays(
-                  "max by (discrepancy) (fencepost_reconciliation_last_run_findings{discrepancy=\"LEDGER_IMBALANCE\"})");
-      List<Sample> found = obs.prometheus().query(confirm);
+          "max by (discrepancy) (fencepost_reconciliation_last_run_findings{discrepancy=\"LEDGER_IMBALANCE\"})";
+      List<Sample> found = runbookQuery(day, confirm);
       assertThat(found).singleElement().satisfies(x -> assertThat(x.value()).isEqualTo(1.0));
-      day.step(confirm, "PromQL through Prometheus's API", describe(found));
       String assertions =
           day.runbook()
               .requireSays(
@@ -316,13 +311,11 @@ class GameDaysReconciliationIT extends GameDays {
       assertThat(reconcile(run, reconciler, from, ambiguous)).isEqualTo("COMPLETED");
       obs.awaitFiring(day, mismatch, FIRE_BUDGET);
 
-      String confirm =
-          day.runbook()
-              .requireSays(
-                  "max by (discrepancy) (fencepost_reconciliation_last_run_findings{discrepancy=\"SUBMISSION_CONTENT_MISMATCH\"})");
-      List<Sample> found = obs.prometheus().query(confirm);
+      List<Sample> found =
+          runbookQuery(
+              day,
+              "max by (discrepancy) (fencepost_reconciliation_last_run_findings{discrepancy=\"SUBMISSION_CONTENT_MISMATCH\"})");
       assertThat(found).singleElement().satisfies(x -> assertThat(x.value()).isEqualTo(1.0));
-      day.step(confirm, "PromQL through Prometheus's API", describe(found));
       String findings =
           day.runbook()
               .requireSays(
@@ -560,18 +553,16 @@ class GameDaysReconciliationIT extends GameDays {
       assertThat(reconcile(run, reconciler, from, moved)).isEqualTo("COMPLETED");
       obs.awaitFiring(day, unknown, FIRE_BUDGET);
 
-      String confirm =
-          day.runbook()
-              .requireSays(
-                  "max by (discrepancy) (fencepost_reconciliation_last_run_findings{severity=\"PAGE\"})");
-      List<Sample> found = obs.prometheus().query(confirm);
+      List<Sample> found =
+          runbookQuery(
+              day,
+              "max by (discrepancy) (fencepost_reconciliation_last_run_findings{severity=\"PAGE\"})");
       assertThat(found)
           .anySatisfy(
               x -> {
                 assertThat(x.labels()).containsEntry("discrepancy", "MOVEMENT_WITHOUT_PAYOUT");
                 assertThat(x.value()).isEqualTo(1.0);
               });
-      day.step(confirm, "PromQL through Prometheus's API", describe(found));
       String findings =
           day.runbook()
               .requireSays(

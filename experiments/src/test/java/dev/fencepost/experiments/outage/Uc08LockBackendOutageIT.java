@@ -38,8 +38,8 @@ import org.junit.jupiter.api.Test;
  * (FR-24, fail closed). The backend is PostgreSQL, lockdb on a dedicated embedded server of this
  * test's own, so that exactly lockdb goes down (the server stopped, not paused) while paydb,
  * proxydb and the rail stay up on the harness's server; that is the outage UC-08 describes and it
- * keeps the CI tier's backend. It runs in the long tier ({@code -Dexperiments.long=true}), where the
- * outage lasts 60 s; run alone without that switch (by {@code -Dit.test} and {@code
+ * keeps the CI tier's backend. It runs in the long tier ({@code -Dexperiments.long=true}), where
+ * the outage lasts 60 s; run alone without that switch (by {@code -Dit.test} and {@code
  * -Dfencepost.long-tier.excluded=}) it lasts 15 s: the same code. docs/evidence/uc08-outage.md is
  * written from this run.
  */
