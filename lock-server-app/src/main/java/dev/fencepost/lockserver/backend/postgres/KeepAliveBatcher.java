@@ -17,16 +17,18 @@ import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * Coalesces concurrent session keepalives into one {@code UPDATE ... WHERE id = ANY(...)} (group
- * commit, ADR 0094). A keepalive that finds no statement in flight runs its own at once, so a lone
- * heartbeat waits for nothing; keepalives that arrive while a statement runs queue up, and the next
- * statement extends all of them. Each session is still extended by PostgreSQL's clock in that one
- * statement, under the same {@code expires_at > now()} condition as a single keepalive, so a dead
- * session is never revived and its caller still gets "not found".
+ * Coalesces session keepalives into one {@code UPDATE ... WHERE id = ANY(...)} (group commit, ADRs
+ * 0094 and 0188). The keepalive that starts a statement (the leader) first waits a short gather
+ * window for others to join it, because heartbeats from many workers arrive spread out in time, not
+ * together: without the window almost every one found no statement in flight and paid its own
+ * commit (measured: 0.98 commits per keepalive at 10,000 sessions). Keepalives that arrive while a
+ * statement runs or a leader gathers queue up and share the next statement. Each session is still
+ * extended by PostgreSQL's clock in that one statement, under the same {@code expires_at > now()}
+ * condition as a single keepalive, so a dead session is never revived and its caller still gets
+ * "not found"; the window only delays the answer, by at most its length.
  *
- * <p>No thread of its own and no timer: the caller whose keepalive starts a statement (the leader)
- * runs it and then the batches queued meanwhile, until the queue is empty; every other caller waits
- * for its own answer.
+ * <p>No thread of its own and no timer: the leader gathers, runs its statement and then the batches
+ * queued meanwhile, until its own answer is in; every other caller waits for its own answer.
  */
 final class KeepAliveBatcher {
 
@@ -66,18 +68,29 @@ final class KeepAliveBatcher {
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
   private int running;
   private int maxConcurrent = MAX_CONCURRENT_STATEMENTS;
+  private final Condition batchFull = lock.newCondition();
+  private boolean gathering;
+  private long gatherNanos;
+  private int maxBatch = MAX_BATCH;
   private final AtomicLong statements = new AtomicLong();
   private volatile Runnable beforeStatement = () -> {};
 
   /**
    * @param call wraps each statement as the backend wraps every call (grace step, translation of
    *     connectivity failures); its exception reaches every keepalive of that batch
+   * @param gather how long a leader waits for other keepalives before its statement; zero runs a
+   *     lone keepalive at once
    */
   KeepAliveBatcher(
       JdbcClient jdbc,
-      Function<java.util.function.Supplier<Map<UUID, Extended>>, Map<UUID, Extended>> call) {
+      Function<java.util.function.Supplier<Map<UUID, Extended>>, Map<UUID, Extended>> call,
+      Duration gather) {
+    if (gather.isNegative()) {
+      throw new IllegalArgumentException("keepalive gather window must not be negative");
+    }
     this.jdbc = jdbc;
     this.call = call;
+    this.gatherNanos = gather.toNanos();
   }
 
   /** Extends the session if it is live; empty if it does not exist or has expired. */
@@ -86,16 +99,25 @@ final class KeepAliveBatcher {
     lock.lock();
     try {
       queue.add(mine);
+      if (gathering && queue.size() >= maxBatch) {
+        batchFull.signal();
+      }
       // Lead only while my own answer is missing: a leader never works through other callers'
       // batches after its own is done, so no caller waits longer than the statements ahead of it.
       while (!mine.done) {
-        if (running >= maxConcurrent || queue.isEmpty()) {
-          // Full, or another leader already took my keepalive into its statement.
+        if (gathering || running >= maxConcurrent || queue.isEmpty()) {
+          // A leader is gathering (it will take mine), all statements are busy, or another leader
+          // already took my keepalive into its statement.
           answered.awaitUninterruptibly();
           continue;
         }
         running++;
+        gather();
         List<Pending> batch = take();
+        if (!queue.isEmpty()) {
+          // More than one batch queued while gathering: let a waiter lead the rest.
+          answered.signalAll();
+        }
         lock.unlock();
         try {
           run(batch);
@@ -129,6 +151,26 @@ final class KeepAliveBatcher {
     }
   }
 
+  /** Test seam: the gather window. */
+  void gatherWindow(Duration gather) {
+    lock.lock();
+    try {
+      this.gatherNanos = gather.toNanos();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Test seam: the most keepalives one statement takes (a full batch ends the gathering). */
+  void maxBatch(int max) {
+    lock.lock();
+    try {
+      this.maxBatch = max;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Test seam: runs in the leader just before each statement. */
   void beforeStatement(Runnable hook) {
     this.beforeStatement = hook;
@@ -144,9 +186,31 @@ final class KeepAliveBatcher {
     }
   }
 
+  /**
+   * Under the lock: waits, releasing it, until the window has passed or a full batch has queued.
+   * While one leader gathers no other starts a statement, so everything arriving joins this one.
+   */
+  private void gather() {
+    if (gatherNanos <= 0) {
+      return;
+    }
+    gathering = true;
+    try {
+      long left = gatherNanos;
+      while (left > 0 && queue.size() < maxBatch) {
+        left = batchFull.awaitNanos(left);
+      }
+    } catch (InterruptedException e) {
+      // Stop gathering and run what is queued; the caller's thread keeps its interrupt.
+      Thread.currentThread().interrupt();
+    } finally {
+      gathering = false;
+    }
+  }
+
   private List<Pending> take() {
-    List<Pending> batch = new ArrayList<>(Math.min(queue.size(), MAX_BATCH));
-    while (batch.size() < MAX_BATCH && !queue.isEmpty()) {
+    List<Pending> batch = new ArrayList<>(Math.min(queue.size(), maxBatch));
+    while (batch.size() < maxBatch && !queue.isEmpty()) {
       batch.add(queue.poll());
     }
     return batch;

@@ -131,11 +131,13 @@ public class PostgresBackendConfiguration {
       TokenFloor lockdbTokenFloor,
       DataSource lockdbDataSource,
       ReleaseListener lockdbReleaseListener,
-      SessionGrace lockdbSessionGrace) {
+      SessionGrace lockdbSessionGrace,
+      PostgresBackendProperties properties) {
     return new PostgresLockBackend(
         JdbcClient.create(lockdbDataSource),
         new TransactionTemplate(new DataSourceTransactionManager(lockdbDataSource)),
         lockdbReleaseListener,
-        lockdbSessionGrace);
+        lockdbSessionGrace,
+        properties.keepaliveGather());
   }
 }

@@ -17,6 +17,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param migrate apply lockdb's changelog at start-up with the server's own connection; off by
  *     default, because migrations are their own step, run as lockdb's owner, and the server
  *     connects as the runtime role, which may not change the schema (ADR 0160)
+ * @param keepaliveGather how long the first keepalive of a statement waits for others to share it
+ *     (ADR 0188): the commits per keepalive fall to about one per window, and each keepalive's
+ *     answer comes at most this much later. Keep it far below the shortest heartbeat interval; zero
+ *     gives every lone keepalive its own statement at once
  */
 @ConfigurationProperties("fencepost.lock.postgres")
 public record PostgresBackendProperties(
@@ -24,10 +28,26 @@ public record PostgresBackendProperties(
     Duration reapAfter,
     String instanceId,
     Long tokenFloor,
-    boolean migrate) {
+    boolean migrate,
+    Duration keepaliveGather) {
+
+  /** Long enough to share a commit among ~20 keepalives at 2,000/s, short beside any TTL. */
+  static final Duration DEFAULT_KEEPALIVE_GATHER = Duration.ofMillis(10);
+
+  /** Longer would eat into a heartbeat's margin before its session's expiry. */
+  static final Duration MAX_KEEPALIVE_GATHER = Duration.ofSeconds(1);
 
   public PostgresBackendProperties {
     beaconInterval = beaconInterval == null ? Duration.ofSeconds(1) : beaconInterval;
     reapAfter = reapAfter == null ? Duration.ofMinutes(5) : reapAfter;
+    keepaliveGather = keepaliveGather == null ? DEFAULT_KEEPALIVE_GATHER : keepaliveGather;
+    if (keepaliveGather.isNegative() || keepaliveGather.compareTo(MAX_KEEPALIVE_GATHER) > 0) {
+      throw new IllegalArgumentException(
+          "fencepost.lock.postgres.keepalive-gather must be between 0 and "
+              + MAX_KEEPALIVE_GATHER.toMillis()
+              + " ms, was "
+              + keepaliveGather.toMillis()
+              + " ms");
+    }
   }
 }

@@ -58,13 +58,21 @@ public final class PostgresLockBackend implements LockBackend {
   private final SessionGrace grace;
   private final KeepAliveBatcher keepAlives;
 
+  /**
+   * @param keepAliveGather how long the first of a batch of keepalives waits for others to share
+   *     its statement (ADR 0188)
+   */
   public PostgresLockBackend(
-      JdbcClient jdbc, TransactionTemplate tx, ReleaseListener releases, SessionGrace grace) {
+      JdbcClient jdbc,
+      TransactionTemplate tx,
+      ReleaseListener releases,
+      SessionGrace grace,
+      Duration keepAliveGather) {
     this.jdbc = jdbc;
     this.tx = tx;
     this.releases = releases;
     this.grace = grace;
-    this.keepAlives = new KeepAliveBatcher(jdbc, this::call);
+    this.keepAlives = new KeepAliveBatcher(jdbc, this::call, keepAliveGather);
   }
 
   @Override

@@ -29,6 +29,10 @@ public final class PostgresBackends {
     ReleaseListener listener = new ReleaseListener(dataSource);
     listener.start();
     SessionGrace grace = new SessionGrace(jdbc, "test-" + UUID.randomUUID(), Duration.ofMinutes(5));
-    return new Running(new PostgresLockBackend(jdbc, tx, listener, grace), listener, grace);
+    return new Running(
+        new PostgresLockBackend(
+            jdbc, tx, listener, grace, PostgresBackendProperties.DEFAULT_KEEPALIVE_GATHER),
+        listener,
+        grace);
   }
 }
