@@ -11,7 +11,8 @@
 #   bench/run-lock-bench.sh -Dbench.rounds=1 -Dbench.seconds=0.2 -Dbench.maxSeconds=0.2 \
 #     -Dbench.warmupSeconds=0 -Dbench.initialWarmupSeconds=0 -Dbench.sessions=100 \
 #     -Dbench.heartbeatSeconds=1 -Dbench.out=/tmp/lock-bench.md
-#   bench/run-lock-bench.sh -Dbench.serverJvmArgs="-XX:StartFlightRecording=filename=bench/target/server.jfr"
+#   bench/run-lock-bench.sh -Dbench.serverJvmArgs="-XX:StartFlightRecording=filename=bench/target/{server}.jfr"
+# ({server} becomes each lock server's name: one recording per JVM)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/provenance.sh

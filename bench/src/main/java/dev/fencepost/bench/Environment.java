@@ -71,7 +71,11 @@ public final class Environment implements AutoCloseable {
     this.postmasterPid = postmasterPid;
   }
 
-  /** Starts everything; {@code serverJvmArgs} go to both lock-server JVMs (e.g. JFR). */
+  /**
+   * Starts everything; {@code serverJvmArgs} go to both lock-server JVMs (e.g. JFR), with {@code
+   * {server}} in them replaced by the server's name, so each JVM writes its own recording (Java
+   * 17's JFR does not expand {@code %p} in a file name).
+   */
   public static Environment start(Path workDir, List<String> serverJvmArgs) throws Exception {
     Files.createDirectories(workDir);
     // The bench's lock servers and issuer serve HTTPS with this run's certificate (ADR 0150).
@@ -347,7 +351,7 @@ public final class Environment implements AutoCloseable {
             JavaProcess.jar(name, App.LOCK_SERVER.jar()).tls(LocalTls.forThisJvm()),
             BenchIdentity.serverEnvironment())
         .jvmArgs(List.of("-Xms256m"))
-        .jvmArgs(jvmArgs)
+        .jvmArgs(jvmArgs.stream().map(a -> a.replace("{server}", name)).toList())
         .heap("1g")
         .httpPort(0)
         .log(workDir.resolve(name + ".log"))
