@@ -1,6 +1,7 @@
 package dev.fencepost.security;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -35,6 +36,14 @@ public class FencepostSecurityProperties {
    * fencepost.security.subject-roles[system:serviceaccount:pay:worker]=PAYOUT_WORKER.
    */
   private Map<String, Set<FencepostRole>> subjectRoles = new LinkedHashMap<>();
+
+  /**
+   * How long a bearer token, once verified, is accepted again without checking its signature: never
+   * past the token's own expiry, and at most this long, which bounds how long a token signed by a
+   * key the issuer has withdrawn is still accepted. Zero verifies every request. Between 0 and 5
+   * minutes (ADR 0189).
+   */
+  private Duration verifiedTokenTtl = Duration.ofSeconds(60);
 
   /** Outbound credentials other than OAuth2 client credentials. */
   private final Client client = new Client();
@@ -71,6 +80,19 @@ public class FencepostSecurityProperties {
     Map<String, Set<FencepostRole>> copy = new LinkedHashMap<>();
     subjectRoles.forEach((subject, roles) -> copy.put(subject, new LinkedHashSet<>(roles)));
     this.subjectRoles = copy;
+  }
+
+  public Duration getVerifiedTokenTtl() {
+    return verifiedTokenTtl;
+  }
+
+  public void setVerifiedTokenTtl(Duration verifiedTokenTtl) {
+    if (verifiedTokenTtl.isNegative() || verifiedTokenTtl.compareTo(Duration.ofMinutes(5)) > 0) {
+      throw new IllegalArgumentException(
+          "fencepost.security.verified-token-ttl must be between 0 and 5 minutes, was "
+              + verifiedTokenTtl);
+    }
+    this.verifiedTokenTtl = verifiedTokenTtl;
   }
 
   public Client getClient() {
