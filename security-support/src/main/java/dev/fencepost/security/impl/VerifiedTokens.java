@@ -29,6 +29,7 @@ final class VerifiedTokens implements JwtDecoder {
 
   private final JwtDecoder delegate;
   private final Clock clock;
+  private final boolean remembers;
   private final Cache<String, Jwt> verified;
 
   /**
@@ -38,9 +39,10 @@ final class VerifiedTokens implements JwtDecoder {
   VerifiedTokens(JwtDecoder delegate, Duration ttl, long maxTokens, Clock clock) {
     this.delegate = delegate;
     this.clock = clock;
+    this.remembers = !ttl.isZero();
     this.verified =
         Caffeine.newBuilder()
-            .maximumSize(ttl.isZero() ? 0 : maxTokens)
+            .maximumSize(maxTokens)
             .ticker(ticker(clock))
             .expireAfter(new UntilExpiry(ttl, clock))
             .build();
@@ -48,6 +50,9 @@ final class VerifiedTokens implements JwtDecoder {
 
   @Override
   public Jwt decode(String token) throws JwtException {
+    if (!remembers) {
+      return delegate.decode(token);
+    }
     Jwt known = verified.getIfPresent(token);
     if (known != null && isBeforeExpiry(known)) {
       return known;
