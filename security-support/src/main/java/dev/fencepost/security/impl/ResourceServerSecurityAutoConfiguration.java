@@ -107,7 +107,6 @@ public final class ResourceServerSecurityAutoConfiguration {
    * counters.
    */
   @Bean
-  @ConditionalOnClass(ObservationPredicate.class)
   ObservationPredicate fencepostNoSecurityObservations() {
     return SecurityObservations.OFF;
   }
