@@ -28,7 +28,8 @@ import java.time.Instant;
  * Verifies a grant with Nimbus JOSE+JWT against the lock server's keys (ADR 0137): ES256 only, JOSE
  * {@code typ} {@value #TYPE}, a key the lock server publishes (current or previous), then the
  * claims: {@code lock_key} is {@code payout:{accountId}}, {@code fencing_token} is the presented
- * token, and {@code exp} plus the allowed clock skew is not past.
+ * token, and {@code exp} plus the allowed clock skew is not past. The signature check itself runs
+ * on Bouncy Castle's arithmetic ({@link BouncyCastleEs256Verifiers}, ADR 0191).
  */
 public final class SignedGrantVerifier implements GrantVerifier {
 
@@ -46,6 +47,7 @@ public final class SignedGrantVerifier implements GrantVerifier {
     this.processor = new DefaultJWTProcessor<>();
     processor.setJWSTypeVerifier(new DefaultJOSEObjectTypeVerifier<>(new JOSEObjectType(TYPE)));
     processor.setJWSKeySelector(new JWSVerificationKeySelector<>(JWSAlgorithm.ES256, keys));
+    processor.setJWSVerifierFactory(new BouncyCastleEs256Verifiers());
     // The claims are checked below, each with its own refusal code.
     processor.setJWTClaimsSetVerifier((claims, context) -> {});
   }
