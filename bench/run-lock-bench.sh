@@ -5,11 +5,12 @@
 # section of docs/benchmarks.md (between its markers) and docs/benchmarks-lock-latency.png. The
 # report names the commit and the load average before and after (ADR 0183).
 # The defaults give every cell at least 10 s (2 rounds x 5 s, each after a 1-s warm-up, extended up
-# to 15 s while short of 2,000 samples): about 20 minutes on a quiet machine. Run it only on one.
+# to 15 s while short of 2,000 samples), after 120 s of load on each lock server: about 24 minutes
+# on a quiet machine. Run it only on one.
 # Extra -D options are passed to the harness JVM, for example a smoke size (seconds, not evidence:
 # the report says so):
 #   bench/run-lock-bench.sh -Dbench.rounds=1 -Dbench.seconds=0.2 -Dbench.maxSeconds=0.2 \
-#     -Dbench.warmupSeconds=0 -Dbench.initialWarmupSeconds=0 -Dbench.sessions=100 \
+#     -Dbench.warmupSeconds=0 -Dbench.initialWarmupSeconds=0 -Dbench.serverWarmupSeconds=0 -Dbench.sessions=100 \
 #     -Dbench.heartbeatSeconds=1 -Dbench.out=/tmp/lock-bench.md
 #   bench/run-lock-bench.sh -Dbench.serverJvmArgs="-XX:StartFlightRecording=filename=bench/target/{server}.jfr"
 # ({server} becomes each lock server's name: one recording per JVM)

@@ -17,13 +17,15 @@ import java.util.function.Consumer;
  * bench.rounds} (2), {@code bench.seconds} (5, per run: rounds x seconds is a cell's minimum),
  * {@code bench.maxSeconds} (15: a run short of its share of the 2,000 samples a p99 needs goes on
  * up to this), {@code bench.warmupSeconds} (1, before every measured run, with its clients), {@code
- * bench.initialWarmupSeconds} (2 per target at the start), {@code bench.handoffWaiters} (16),
- * {@code bench.sessions} (10000), {@code bench.heartbeatSeconds} (15), {@code bench.out}
- * (docs/benchmarks.md), {@code bench.command} (printed at the top), {@code bench.commit} (the
- * commit the script built; else asked of git), {@code bench.serverJvmArgs}. Smoke sizes, e.g.
- * {@code -Dbench.rounds=1 -Dbench.seconds=0.2 -Dbench.maxSeconds=0.2 -Dbench.warmupSeconds=0
- * -Dbench.initialWarmupSeconds=0 -Dbench.sessions=100 -Dbench.heartbeatSeconds=1}, give a report
- * that says it is a smoke run.
+ * bench.initialWarmupSeconds} (2 per target at the start), {@code bench.serverWarmupSeconds} (120:
+ * each lock server's, acquire+release pairs from 8 clients before anything is measured; a lock
+ * server's JIT compiler still used about 1 ms of CPU per pair after 150 s of load), {@code
+ * bench.handoffWaiters} (16), {@code bench.sessions} (10000), {@code bench.heartbeatSeconds} (15),
+ * {@code bench.out} (docs/benchmarks.md), {@code bench.command} (printed at the top), {@code
+ * bench.commit} (the commit the script built; else asked of git), {@code bench.serverJvmArgs}.
+ * Smoke sizes, e.g. {@code -Dbench.rounds=1 -Dbench.seconds=0.2 -Dbench.maxSeconds=0.2
+ * -Dbench.warmupSeconds=0 -Dbench.initialWarmupSeconds=0 -Dbench.serverWarmupSeconds=0
+ * -Dbench.sessions=100 -Dbench.heartbeatSeconds=1}, give a report that says it is a smoke run.
  */
 public final class LockBench {
 
@@ -33,6 +35,7 @@ public final class LockBench {
   public record Settings(
       Suite.Plan plan,
       Duration initialWarmUp,
+      Duration serverWarmUp,
       List<Integer> pairClients,
       int handoffWaiters,
       int heartbeatSessions,
@@ -71,6 +74,7 @@ public final class LockBench {
             seconds("bench.maxSeconds", "15"),
             Stats.P99_SAMPLES),
         seconds("bench.initialWarmupSeconds", "2"),
+        seconds("bench.serverWarmupSeconds", "120"),
         List.of(1, 4, 8, 16, 64),
         Integer.getInteger("bench.handoffWaiters", 16),
         Integer.getInteger("bench.sessions", 10_000),
@@ -132,7 +136,7 @@ public final class LockBench {
       scenarios.add(new Scenario(Op.INSPECT, 1));
       scenarios.add(new Scenario(Op.HANDOFF, settings.handoffWaiters()));
       Suite suite = new Suite(Meters.of(env), targets, settings.plan(), log);
-      suite.run(scenarios, settings.initialWarmUp());
+      suite.run(scenarios, settings.initialWarmUp(), settings.serverWarmUp());
       List<ServerLoad.Result> load = new ArrayList<>();
       if (settings.heartbeatSessions() > 0) {
         log.accept("heartbeat load: " + settings.heartbeatSessions() + " sessions per server");

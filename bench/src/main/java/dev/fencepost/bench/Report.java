@@ -73,7 +73,8 @@ public final class Report {
             "Run started %s, wall time %.0f s. Every cell: %d round(s) x at least %s s, a run"
                 + " going on up to %s s while its cell is short of its share of %,d samples;"
                 + " each run after a %s-s warm-up with its own clients; %s s per target once at"
-                + " the start. Machine: %d cores, Java %s; PostgreSQL %s; etcd %s.\n\n",
+                + " the start, and before that %s s of acquire+release from 8 clients per lock"
+                + " server. Machine: %d cores, Java %s; PostgreSQL %s; etcd %s.\n\n",
             o.startedAt(),
             o.wallSeconds(),
             plan.rounds(),
@@ -82,6 +83,7 @@ public final class Report {
             plan.samplesPerCell(),
             secs(plan.warmUp()),
             secs(o.settings().initialWarmUp()),
+            secs(o.settings().serverWarmUp()),
             Runtime.getRuntime().availableProcessors(),
             System.getProperty("java.version"),
             o.postgresVersion(),

@@ -108,9 +108,20 @@ public final class Suite {
   /**
    * Runs every scenario on every target that supports it, {@code rounds} times interleaved, after
    * an initial warm-up of {@code initialWarmUp} per target (its JVM paths and servers), on top of
-   * the warm-up every measured run has.
+   * the warm-up every measured run has. A lock-server target (E3, P2) is first driven for {@code
+   * serverWarmUp} with 8 clients doing acquire+release: its server is a JVM of its own whose
+   * compiler otherwise keeps spending CPU inside the measured cells for minutes.
    */
-  public void run(List<Scenario> scenarios, Duration initialWarmUp) {
+  public void run(List<Scenario> scenarios, Duration initialWarmUp, Duration serverWarmUp) {
+    if (!serverWarmUp.isZero()) {
+      for (LockTarget t : targets) {
+        if (t instanceof LockServerTarget) {
+          log.accept(
+              "warming up " + t.id() + "'s lock server for " + serverWarmUp.toSeconds() + " s");
+          measure(new Scenario(Op.PAIR, 8), t, -1, serverWarmUp);
+        }
+      }
+    }
     if (!initialWarmUp.isZero()) {
       for (LockTarget t : targets) {
         Op op = t.ops().contains(Op.FLOOR) ? Op.FLOOR : Op.PAIR;

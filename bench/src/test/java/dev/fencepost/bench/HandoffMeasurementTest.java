@@ -70,7 +70,7 @@ class HandoffMeasurementTest {
             // A run goes on (up to 5 s) until it has one sample: a slow machine still gives one.
             new Suite.Plan(1, warmUp, length, Duration.ofSeconds(5), 1),
             log::add);
-    suite.run(List.of(scenarios), Duration.ZERO);
+    suite.run(List.of(scenarios), Duration.ZERO, Duration.ZERO);
     return suite;
   }
 
@@ -142,6 +142,7 @@ class HandoffMeasurementTest {
     LockBench.Settings settings =
         new LockBench.Settings(
             suite.plan(),
+            Duration.ZERO,
             Duration.ZERO,
             List.of(),
             3,

@@ -26,6 +26,11 @@ class LockBenchDefaultsTest {
   }
 
   @Test
+  void eachLockServerIsUnderLoadForTwoMinutesBeforeAnyCellSoItsCompilerHasSettled() {
+    assertThat(defaults.serverWarmUp()).isEqualTo(Duration.ofSeconds(120));
+  }
+
+  @Test
   void aRunShortOfSamplesGoesOnTowardsTheTwoThousandAP99Needs() {
     assertThat(defaults.plan().samplesPerCell()).isEqualTo(Stats.P99_SAMPLES).isEqualTo(2_000);
     assertThat(defaults.plan().maxRun()).isGreaterThan(defaults.plan().run());

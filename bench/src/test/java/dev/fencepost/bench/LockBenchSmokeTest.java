@@ -33,6 +33,7 @@ class LockBenchSmokeTest {
             // 100 ms a cell, going on (up to 5 s) only until it has one sample.
             new Suite.Plan(1, Duration.ZERO, Duration.ofMillis(100), Duration.ofSeconds(5), 1),
             Duration.ZERO,
+            Duration.ZERO,
             List.of(2),
             3,
             20,

@@ -172,6 +172,41 @@ class ResourceServerHttpTest extends ResourceServerTestBase {
   }
 
   /** GET {@code path} (with {@code token}, if any) is answered 200 with {@code body}. */
+  /**
+   * The firewall's header rule, checked by our predicate (ADR 0192), still refuses: a C1 control
+   * character (byte 0x85, which Tomcat passes on as U+0085) after the bearer token is a 400
+   * problem, and the same request without it is served.
+   */
+  @Test
+  void aControlCharacterInTheAuthorizationHeaderIsRefusedByTheFirewall() throws Exception {
+    String token = keys.token("w1", FencepostRole.PAYOUT_WORKER);
+
+    String refused = rawGet("/work", "Bearer " + token + "\u0085");
+    String served = rawGet("/work", "Bearer " + token);
+
+    assertThat(refused).startsWith("HTTP/1.1 400").contains("\"code\":\"INVALID_REQUEST\"");
+    assertThat(refused).doesNotContain("done");
+    assertThat(served).startsWith("HTTP/1.1 200").contains("done");
+  }
+
+  /** A GET over a plain socket: the JDK's client will not send a byte outside visible ASCII. */
+  private String rawGet(String path, String authorization) throws Exception {
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+      socket.setSoTimeout(10_000);
+      String request =
+          "GET "
+              + path
+              + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: "
+              + authorization
+              + "\r\nConnection: close\r\n\r\n";
+      socket
+          .getOutputStream()
+          .write(request.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+      return new String(
+          socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+  }
+
   private void assertServed(String path, String token, String body) throws Exception {
     HttpResponse<String> response = get(path, token);
     assertThat(response.statusCode()).isEqualTo(200);

@@ -24,6 +24,7 @@ import org.springframework.boot.security.oauth2.server.resource.autoconfigure.se
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.annotation.web.configuration.WebSecurityCustomizer;
 import org.springframework.security.config.annotation.web.configurers.AbstractHttpConfigurer;
 import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.oauth2.core.OAuth2TokenValidator;
@@ -34,6 +35,7 @@ import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.firewall.RequestRejectedHandler;
+import org.springframework.security.web.firewall.StrictHttpFirewall;
 
 /**
  * The inbound side of a Fencepost servlet application: a stateless bearer-JWT resource server, deny
@@ -109,6 +111,20 @@ public final class ResourceServerSecurityAutoConfiguration {
   @Bean
   ObservationPredicate fencepostNoSecurityObservations() {
     return SecurityObservations.OFF;
+  }
+
+  /**
+   * Spring Security's strict firewall with its own rule for header names and values and parameter
+   * names, checked without a regular expression ({@link AssignedAndNotControl}). Everything else
+   * stays at the firewall's defaults.
+   */
+  @Bean
+  WebSecurityCustomizer fencepostHttpFirewall() {
+    StrictHttpFirewall firewall = new StrictHttpFirewall();
+    firewall.setAllowedHeaderNames(AssignedAndNotControl.NAMES);
+    firewall.setAllowedHeaderValues(AssignedAndNotControl.HEADER_VALUES);
+    firewall.setAllowedParameterNames(AssignedAndNotControl.NAMES);
+    return web -> web.httpFirewall(firewall);
   }
 
   /** Spring Security picks this bean up for the requests its firewall refuses. */

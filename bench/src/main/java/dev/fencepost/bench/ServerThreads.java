@@ -1,0 +1,170 @@
+package dev.fencepost.bench;
+
+import dev.fencepost.launcher.LocalTls;
+import dev.fencepost.launcher.process.JavaProcess;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Where a lock server's CPU goes, by thread: acquire+release pairs from {@code probe.clients} (8)
+ * starter clients for {@code probe.warmupSeconds} (150), then {@code probe.seconds} (30) measured.
+ * Per thread group (the thread name without its digits) it prints the CPU per pair from {@code
+ * /proc/<pid>/task/<tid>/schedstat}, and from the server's own scrape the requests and backend
+ * operations per pair. JIT compiler and GC threads show up beside the request threads, which a JFR
+ * execution profile does not show. A diagnostic, not a benchmark: it prints no latency and its
+ * figures are read only as shares. Run it alone on a quiet machine:
+ *
+ * <pre>
+ * java -Dlogback.configurationFile=bench/logback-harness.xml -Dfencepost.apps.dir=bench/target/apps \
+ *   -cp "bench/target/classes:$(cat bench/target/classpath.txt)" dev.fencepost.bench.ServerThreads
+ * </pre>
+ */
+public final class ServerThreads {
+
+  private ServerThreads() {}
+
+  public static void main(String[] args) throws Exception {
+    int clients = Integer.getInteger("probe.clients", 8);
+    long warmUp = LockBench.seconds("probe.warmupSeconds", "150").toNanos();
+    long measured = LockBench.seconds("probe.seconds", "30").toNanos();
+    System.out.println("commit " + Provenance.commit() + ", load " + Provenance.loadAverage());
+    try (Environment env = Environment.start(Path.of("bench/target/server-threads"), List.of())) {
+      for (String id : System.getProperty("probe.targets", "E3,P2").split(",")) {
+        boolean etcd = id.equals("E3");
+        JavaProcess server = etcd ? env.etcdServer() : env.postgresServer();
+        LockTarget target =
+            new LockServerTarget(id, server.baseUrl(), etcd ? Store.ETCD : Store.POSTGRES);
+        List<LockTarget.Client> pool = new ArrayList<>();
+        for (int i = 0; i < clients; i++) {
+          pool.add(target.client(i));
+        }
+        drive(id, pool, warmUp);
+        long pid = server.pid();
+        Map<String, Long> threadsBefore = threadCpu(pid);
+        long processBefore = Environment.pidCpu(pid, false);
+        Map<String, Double> countsBefore = counts(server);
+        long pairs = drive(id, pool, measured);
+        Map<String, Long> threadsAfter = threadCpu(pid);
+        long process = Environment.pidCpu(pid, false) - processBefore;
+        Map<String, Double> countsAfter = counts(server);
+        System.out.printf(
+            "%n%s: %d pairs in %.0f s from %d clients (%.0f/s), process CPU %.3f ms per pair, load"
+                + " %s%n",
+            id,
+            pairs,
+            measured / 1e9,
+            clients,
+            pairs / (measured / 1e9),
+            process / 1e6 / pairs,
+            Provenance.loadAverage());
+        System.out.println("| thread group | CPU ms per pair |\n|---|---|");
+        threadsAfter.entrySet().stream()
+            .map(
+                e ->
+                    Map.entry(
+                        e.getKey(), e.getValue() - threadsBefore.getOrDefault(e.getKey(), 0L)))
+            .filter(e -> e.getValue() * 1000 >= 1_000_000L * pairs) // at least 1 µs per pair
+            .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
+            .forEach(
+                e -> System.out.printf("| %s | %.3f |%n", e.getKey(), e.getValue() / 1e6 / pairs));
+        System.out.println("| (per pair, from the scrape) | |");
+        countsAfter.forEach(
+            (series, v) -> {
+              double d = v - countsBefore.getOrDefault(series, 0.0);
+              if (d > 0) {
+                System.out.printf("| %s | %.3f |%n", series, d / pairs);
+              }
+            });
+        for (LockTarget.Client c : pool) {
+          c.close();
+        }
+      }
+    }
+    System.exit(0);
+  }
+
+  private static long drive(String id, List<LockTarget.Client> clients, long nanos)
+      throws Exception {
+    AtomicLong pairs = new AtomicLong();
+    long end = System.nanoTime() + nanos;
+    ExecutorService threads = Executors.newFixedThreadPool(clients.size());
+    try {
+      List<Future<?>> running = new ArrayList<>();
+      for (int i = 0; i < clients.size(); i++) {
+        LockTarget.Client client = clients.get(i);
+        String key = "threads-" + id + "-" + i;
+        running.add(
+            threads.submit(
+                () -> {
+                  while (System.nanoTime() < end) {
+                    client.release(key, client.acquire(key));
+                    pairs.incrementAndGet();
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> f : running) {
+        f.get();
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+    return pairs.get();
+  }
+
+  /**
+   * CPU ns per thread group of {@code pid}: the kernel's thread names (their first 15 characters)
+   * with their digits replaced by '#'.
+   */
+  static Map<String, Long> threadCpu(long pid) throws IOException {
+    Map<String, Long> groups = new TreeMap<>();
+    try (DirectoryStream<Path> tasks =
+        Files.newDirectoryStream(Path.of("/proc/" + pid + "/task"))) {
+      for (Path task : tasks) {
+        try {
+          String name = Files.readString(task.resolve("comm")).trim().replaceAll("[0-9]+", "#");
+          long ns =
+              Long.parseLong(Files.readString(task.resolve("schedstat")).trim().split(" ")[0]);
+          groups.merge(name, ns, Long::sum);
+        } catch (IOException | RuntimeException e) {
+          // The thread ended between the listing and the read: its time is lost either way.
+        }
+      }
+    }
+    return groups;
+  }
+
+  private static Map<String, Double> counts(JavaProcess server) throws Exception {
+    HttpClient http =
+        HttpClient.newBuilder().sslContext(LocalTls.forThisJvm().sslContext()).build();
+    String scrape =
+        http.send(
+                HttpRequest.newBuilder(URI.create(server.managementUrl() + "/actuator/prometheus"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
+    Map<String, Double> counts = new TreeMap<>();
+    for (String line : scrape.split("\n")) {
+      if (line.startsWith("http_server_requests_seconds_count")
+          || line.startsWith("fencepost_lock_operations_seconds_count")) {
+        int space = line.lastIndexOf(' ');
+        counts.put(line.substring(0, space), Double.parseDouble(line.substring(space + 1)));
+      }
+    }
+    return counts;
+  }
+}
