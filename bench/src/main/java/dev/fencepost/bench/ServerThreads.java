@@ -10,14 +10,11 @@ import java.net.http.HttpResponse;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Where a lock server's CPU goes, by thread: acquire+release pairs from {@code probe.clients} (8)
@@ -34,6 +31,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * </pre>
  */
 public final class ServerThreads {
+
+  private static final HttpClient SCRAPER =
+      HttpClient.newBuilder().sslContext(LocalTls.forThisJvm().sslContext()).build();
 
   private ServerThreads() {}
 
@@ -97,33 +97,23 @@ public final class ServerThreads {
     System.exit(0);
   }
 
-  private static long drive(String id, List<LockTarget.Client> clients, long nanos)
-      throws Exception {
-    AtomicLong pairs = new AtomicLong();
-    long end = System.nanoTime() + nanos;
-    ExecutorService threads = Executors.newFixedThreadPool(clients.size());
-    try {
-      List<Future<?>> running = new ArrayList<>();
-      for (int i = 0; i < clients.size(); i++) {
-        LockTarget.Client client = clients.get(i);
-        String key = "threads-" + id + "-" + i;
-        running.add(
-            threads.submit(
-                () -> {
-                  while (System.nanoTime() < end) {
-                    client.release(key, client.acquire(key));
-                    pairs.incrementAndGet();
-                  }
-                  return null;
-                }));
-      }
-      for (Future<?> f : running) {
-        f.get();
-      }
-    } finally {
-      threads.shutdownNow();
+  /** Closed-loop acquire+release pairs, one key per client; returns the pairs done. */
+  private static long drive(String id, List<LockTarget.Client> clients, long nanos) {
+    LoadGenerator.Result r =
+        LoadGenerator.closedLoop(
+            clients.size(),
+            Duration.ofNanos(nanos),
+            (worker, iteration) -> {
+              String key = "threads-" + id + "-" + worker;
+              LockTarget.Client client = clients.get(worker);
+              long began = System.nanoTime();
+              client.release(key, client.acquire(key));
+              return System.nanoTime() - began;
+            });
+    if (r.errors() > 0) {
+      System.out.printf("%s: %d pairs failed, the first: %s%n", id, r.errors(), r.firstError());
     }
-    return pairs.get();
+    return r.operations();
   }
 
   /**
@@ -149,10 +139,9 @@ public final class ServerThreads {
   }
 
   private static Map<String, Double> counts(JavaProcess server) throws Exception {
-    HttpClient http =
-        HttpClient.newBuilder().sslContext(LocalTls.forThisJvm().sslContext()).build();
     String scrape =
-        http.send(
+        SCRAPER
+            .send(
                 HttpRequest.newBuilder(URI.create(server.managementUrl() + "/actuator/prometheus"))
                     .build(),
                 HttpResponse.BodyHandlers.ofString())
