@@ -142,6 +142,11 @@ public final class LocalIdentity implements AutoCloseable {
     return person;
   }
 
+  /** The issuer's process. */
+  public JavaProcess issuer() {
+    return issuer;
+  }
+
   /** The issuer's client id for the workload with {@code role}: {@code payout-worker} etc. */
   public static String clientId(FencepostRole role) {
     return role == FencepostRole.RECONCILER

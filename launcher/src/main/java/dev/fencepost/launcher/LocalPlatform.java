@@ -90,6 +90,7 @@ public final class LocalPlatform implements AutoCloseable {
         ownsPostgres
             ? EmbeddedPostgresServer.builder()
                 .synchronousCommit(b.synchronousCommit)
+                .statementStatistics(b.statementStatistics)
                 .tls(tls)
                 .start()
             : b.postgres;
@@ -144,8 +145,7 @@ public final class LocalPlatform implements AutoCloseable {
       // The stub trusts the issuer: only the proxy's identity may pay (ADR 0146).
       this.railStub =
           LocalIdentity.withEnvironment(
-                  App.RAIL_STUB.process("rail-stub", workDir.resolve("rail-stub.log")),
-                  identity.serviceEnvironment())
+                  b.service(App.RAIL_STUB, "rail-stub"), identity.serviceEnvironment())
               .jvmArgs(b.jfrArgs("rail-stub"))
               .httpPort(stubPort)
               .args(b.railStubArgs)
@@ -153,8 +153,7 @@ public final class LocalPlatform implements AutoCloseable {
       started.add(railStub);
       this.lockServer =
           LocalIdentity.withEnvironment(
-                  App.LOCK_SERVER.process("lock-server", workDir.resolve("lock-server.log")),
-                  identity.serviceEnvironment())
+                  b.service(App.LOCK_SERVER, "lock-server"), identity.serviceEnvironment())
               .jvmArgs(b.jfrArgs("lock-server"))
               .environment(storeEnvironment())
               .environment(backendEnvironment)
@@ -171,7 +170,7 @@ public final class LocalPlatform implements AutoCloseable {
       // The proxy validates its callers' tokens and calls the rail as RAIL_PROXY (ADR 0145).
       this.railProxy =
           LocalIdentity.withEnvironment(
-                  App.RAIL_PROXY.process("rail-proxy", workDir.resolve("rail-proxy.log")),
+                  b.service(App.RAIL_PROXY, "rail-proxy"),
                   identity.clientEnvironment(FencepostRole.RAIL_PROXY))
               .jvmArgs(b.jfrArgs("rail-proxy"))
               .environment(storeEnvironment())
@@ -409,6 +408,8 @@ public final class LocalPlatform implements AutoCloseable {
     private Duration startTimeout = Duration.ofMinutes(3);
     private Consumer<String> onReady = part -> {};
     private Path jfrDir;
+    private boolean productionJvm;
+    private boolean statementStatistics;
     private final List<String> lockServerArgs = new ArrayList<>();
     private final List<String> railStubArgs = new ArrayList<>();
     private final List<String> railProxyArgs = new ArrayList<>();
@@ -478,6 +479,30 @@ public final class LocalPlatform implements AutoCloseable {
     public Builder onReady(Consumer<String> listener) {
       this.onReady = listener;
       return this;
+    }
+
+    /**
+     * Runs the lock server, the rail stub and the rail proxy with the JVM's defaults, as the images
+     * do ({@link JavaProcess.Builder#productionJvm()}), instead of the lean flags that start a
+     * short local run sooner: what a benchmark of the platform at work measures.
+     */
+    public Builder productionJvm(boolean on) {
+      this.productionJvm = on;
+      return this;
+    }
+
+    /**
+     * The platform's own PostgreSQL server keeps {@code pg_stat_statements} (its cost per
+     * statement), for a benchmark's per-statement figures.
+     */
+    public Builder statementStatistics(boolean on) {
+      this.statementStatistics = on;
+      return this;
+    }
+
+    private JavaProcess.Builder service(App app, String name) {
+      JavaProcess.Builder process = app.process(name, workDir.resolve(name + ".log"));
+      return productionJvm ? process.productionJvm() : process;
     }
 
     public Builder lockServerArgs(List<String> args) {

@@ -50,6 +50,8 @@ final class LocalRun implements AutoCloseable {
   private int roundsSoFar;
   private int reconciliations;
   private final List<AutoCloseable> closeFirst = new ArrayList<>();
+  private CostMeter costs;
+  private Costs lastCosts;
 
   private LocalRun(RunOptions options, Path runDir, LocalPlatform platform) {
     this.options = options;
@@ -77,6 +79,8 @@ final class LocalRun implements AutoCloseable {
             .railTimeout(options.railTimeout())
             .railStubArgs(stub)
             .jfr(options.jfrDir())
+            .productionJvm(options.productionJvm())
+            .statementStatistics(options.statements())
             .onReady(onReady)
             .start();
     return new LocalRun(options, runDir, platform);
@@ -123,6 +127,10 @@ final class LocalRun implements AutoCloseable {
       workStartedNanos = System.nanoTime();
       walSyncsAtStart = walSyncs();
       loadAtStart = loadAverage();
+      if (options.benchmark()) {
+        costs = new CostMeter(platform, () -> List.copyOf(workers), options.payouts());
+        costs.start();
+      }
     }
     int rounds = 0;
     while (rounds < 5 && actionable() > 0 && !stoppedAtDeadline) {
@@ -143,10 +151,17 @@ final class LocalRun implements AutoCloseable {
           workers.forEach(JavaProcess::close);
           break;
         }
-        progress.accept(finished(states()));
+        long finished = finished(states());
+        progress.accept(finished);
+        if (costs != null) {
+          costs.observe(finished);
+        }
         Thread.sleep(250);
       }
       progress.accept(finished(states()));
+    }
+    if (costs != null) {
+      lastCosts = costs.end(finished(states()));
     }
     roundsSoFar += rounds;
     return summarize(
@@ -166,7 +181,9 @@ final class LocalRun implements AutoCloseable {
             .set("fencepost.payout.timings-file", runDir.resolve("timings-" + id + ".csv"));
     List<String> jvm = new ArrayList<>();
     String heap;
-    if (options.concurrency() > 1) {
+    if (options.productionJvm()) {
+      heap = "512m"; // the JVM's own flags, as the image runs it
+    } else if (options.concurrency() > 1) {
       // A long-running many-threaded worker: the optimising compiler pays for itself.
       jvm.add("-XX:+UseSerialGC");
       heap = "512m";
@@ -456,7 +473,8 @@ final class LocalRun implements AutoCloseable {
         walSyncs,
         loadAtStart,
         loadAverage(),
-        stoppedAtDeadline);
+        stoppedAtDeadline,
+        lastCosts);
   }
 
   private static double percentile(List<Long> sorted, double q) {

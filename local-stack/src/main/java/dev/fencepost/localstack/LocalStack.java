@@ -140,6 +140,22 @@ public final class LocalStack implements Callable<Integer> {
       description = "Benchmark: stop the workers after this long and summarise what finished.")
   int workerDeadlineSeconds;
 
+  @Option(
+      names = "--jvm",
+      defaultValue = "lean",
+      description =
+          "Benchmark: the services' and workers' JVM flags: lean (C1 only, serial GC: a short run"
+              + " starts sooner) or production (the JVM's defaults, as the images run)"
+              + " (${DEFAULT-VALUE}).")
+  String jvm;
+
+  @Option(
+      names = "--statements",
+      description =
+          "Benchmark: PostgreSQL keeps pg_stat_statements, and the summary lists the costliest"
+              + " statements per payout.")
+  boolean statements;
+
   /** The validated options, or a usage error naming what is wrong. */
   RunOptions options() {
     require(payouts >= 1 && accounts >= 1 && accounts <= payouts, "need payouts >= accounts >= 1");
@@ -157,6 +173,7 @@ public final class LocalStack implements Callable<Integer> {
         railTimeout == null || railTimeout.matches("\\d{1,6}(ms|s)"),
         "--rail-timeout is <n>ms or <n>s");
     require(workerDeadlineSeconds >= 0, "--worker-deadline is a number of seconds");
+    require(jvm.equals("lean") || jvm.equals("production"), "--jvm is lean or production");
     return new RunOptions(
         payouts,
         accounts,
@@ -173,6 +190,8 @@ public final class LocalStack implements Callable<Integer> {
         pageSize,
         railTimeout,
         workerDeadlineSeconds,
+        jvm.equals("production"),
+        statements,
         verbose);
   }
 

@@ -26,6 +26,7 @@ import java.util.Map;
  * @param loadAtStart load averages when the workers started
  * @param loadAtEnd load averages when they ended
  * @param stoppedAtDeadline the workers were stopped at {@code --worker-deadline}, unfinished
+ * @param costs what a finished payout cost each process and store (null when not measured)
  */
 public record Measures(
     int processes,
@@ -48,39 +49,41 @@ public record Measures(
     long walSyncs,
     String loadAtStart,
     String loadAtEnd,
-    boolean stoppedAtDeadline) {
+    boolean stoppedAtDeadline,
+    Costs costs) {
 
   String text() {
     return String.format(
-        "  benchmark       %d workers = %d process(es) x %d thread(s), rail %s%n"
-            + "    attempt (lock acquire to release) of POSTED payouts: p50 %.1f ms, p99 %.1f ms,"
-            + " max %.1f ms%n"
-            + "    claim to POSTED (paydb): p50 %.1f ms, p99 %.1f ms, max %.1f ms%n"
-            + "    throughput: %.1f payouts/s first claim to last finish, %.1f sustained"
-            + " (middle 80%% of finishes)%n"
-            + "    rail as the proxy saw it: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n"
-            + "    WAL fsyncs %d; %s%n"
-            + "    attempts %s; load average %s at start, %s at end%s%n",
-        workers,
-        processes,
-        threadsPerProcess,
-        railLatency,
-        attemptP50Millis,
-        attemptP99Millis,
-        attemptMaxMillis,
-        claimP50Millis,
-        claimP99Millis,
-        claimMaxMillis,
-        steadyPayoutsPerSecond,
-        sustainedPayoutsPerSecond,
-        railP50Millis,
-        railP99Millis,
-        railMaxMillis,
-        walSyncs,
-        durability,
-        attempts,
-        loadAtStart,
-        loadAtEnd,
-        stoppedAtDeadline ? "; STOPPED AT THE WORKER DEADLINE, unfinished" : "");
+            "  benchmark       %d workers = %d process(es) x %d thread(s), rail %s%n"
+                + "    attempt (lock acquire to release) of POSTED payouts: p50 %.1f ms, p99 %.1f ms,"
+                + " max %.1f ms%n"
+                + "    claim to POSTED (paydb): p50 %.1f ms, p99 %.1f ms, max %.1f ms%n"
+                + "    throughput: %.1f payouts/s first claim to last finish, %.1f sustained"
+                + " (middle 80%% of finishes)%n"
+                + "    rail as the proxy saw it: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n"
+                + "    WAL fsyncs %d; %s%n"
+                + "    attempts %s; load average %s at start, %s at end%s%n",
+            workers,
+            processes,
+            threadsPerProcess,
+            railLatency,
+            attemptP50Millis,
+            attemptP99Millis,
+            attemptMaxMillis,
+            claimP50Millis,
+            claimP99Millis,
+            claimMaxMillis,
+            steadyPayoutsPerSecond,
+            sustainedPayoutsPerSecond,
+            railP50Millis,
+            railP99Millis,
+            railMaxMillis,
+            walSyncs,
+            durability,
+            attempts,
+            loadAtStart,
+            loadAtEnd,
+            stoppedAtDeadline ? "; STOPPED AT THE WORKER DEADLINE, unfinished" : "")
+        + (costs == null ? "" : costs.text());
   }
 }

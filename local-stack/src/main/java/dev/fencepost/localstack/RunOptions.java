@@ -22,6 +22,9 @@ import java.nio.file.Path;
  * @param railTimeout the proxy's rail timeout (null: 1 s, or 10 s with {@code a07})
  * @param workerDeadlineSeconds stop the workers this long after the first started, and summarise
  *     what finished (0: ten minutes a round)
+ * @param productionJvm the services and workers run with the JVM's defaults, as the images do,
+ *     instead of lean flags (C1 only, serial GC) that start a short run sooner
+ * @param statements PostgreSQL keeps {@code pg_stat_statements} for the per-statement costs
  * @param verbose follow every log on the console instead of progress bars
  */
 public record RunOptions(
@@ -40,6 +43,8 @@ public record RunOptions(
     int pageSize,
     String railTimeout,
     int workerDeadlineSeconds,
+    boolean productionJvm,
+    boolean statements,
     boolean verbose) {
 
   /** The proxy's timeout towards the rail. */
@@ -60,7 +65,9 @@ public record RunOptions(
         || jfrDir != null
         || pageSize != 100
         || railTimeout != null
-        || workerDeadlineSeconds > 0;
+        || workerDeadlineSeconds > 0
+        || productionJvm
+        || statements;
   }
 
   String railLatencyDistribution() {

@@ -66,15 +66,22 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   private final Path dataDirectory;
   private final int port;
   private final boolean synchronousCommit;
+  private final boolean statementStatistics;
   private final Tls tls;
   private final Path hbaFile;
   private EmbeddedPostgres postgres;
 
   private EmbeddedPostgresServer(
-      Path dataDirectory, int port, boolean synchronousCommit, Tls tls, Path hbaFile) {
+      Path dataDirectory,
+      int port,
+      boolean synchronousCommit,
+      boolean statementStatistics,
+      Tls tls,
+      Path hbaFile) {
     this.dataDirectory = dataDirectory;
     this.port = port;
     this.synchronousCommit = synchronousCommit;
+    this.statementStatistics = statementStatistics;
     this.tls = tls;
     this.hbaFile = hbaFile;
   }
@@ -125,6 +132,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   public static final class Builder {
 
     private boolean synchronousCommit = true;
+    private boolean statementStatistics;
     private Tls tls;
     private boolean tlsOnly;
     private boolean withoutTls;
@@ -137,6 +145,15 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
      */
     public Builder synchronousCommit(boolean on) {
       this.synchronousCommit = on;
+      return this;
+    }
+
+    /**
+     * Loads {@code pg_stat_statements} (time and calls per normalised statement, every database):
+     * for a benchmark that reports what each statement costs. Off by default.
+     */
+    public Builder statementStatistics(boolean on) {
+      this.statementStatistics = on;
       return this;
     }
 
@@ -188,6 +205,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
                 Files.createTempDirectory("fencepost-pg-"),
                 freePort(),
                 synchronousCommit,
+                statementStatistics,
                 files,
                 hba);
         server.start();
@@ -231,6 +249,11 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               .setServerConfig("fsync", "on")
               .setServerConfig("synchronous_commit", synchronousCommit ? "on" : "off")
               .setServerConfig("ssl", tls == null ? "off" : "on");
+      if (statementStatistics) {
+        builder
+            .setServerConfig("shared_preload_libraries", "pg_stat_statements")
+            .setServerConfig("pg_stat_statements.track", "all");
+      }
       if (tls != null) {
         builder
             .setServerConfig("ssl_cert_file", tls.certificate().toAbsolutePath().toString())
@@ -274,13 +297,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     if (postgres == null) {
       return;
     }
-    Path pidFile = dataDirectory.resolve("postmaster.pid");
-    long postmasterPid;
-    try {
-      postmasterPid = Long.parseLong(Files.readAllLines(pidFile).get(0).strip());
-    } catch (IOException e) {
-      throw new UncheckedIOException("no postmaster.pid in " + dataDirectory, e);
-    }
+    long postmasterPid = postmasterPid();
     ProcessHandle postmaster =
         ProcessHandle.of(postmasterPid)
             .orElseThrow(() -> new IllegalStateException("postmaster " + postmasterPid + " gone"));
@@ -331,6 +348,19 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   Path dataDirectory() {
     return dataDirectory;
+  }
+
+  /**
+   * The running postmaster's PID, from its {@code postmaster.pid}: the root of the server's process
+   * tree (its backends and auxiliary processes are its children).
+   */
+  public synchronized long postmasterPid() {
+    Path pidFile = dataDirectory.resolve("postmaster.pid");
+    try {
+      return Long.parseLong(Files.readAllLines(pidFile).get(0).strip());
+    } catch (IOException e) {
+      throw new UncheckedIOException("no postmaster.pid in " + dataDirectory, e);
+    }
   }
 
   public synchronized boolean isRunning() {

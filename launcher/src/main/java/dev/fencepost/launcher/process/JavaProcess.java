@@ -431,6 +431,15 @@ public final class JavaProcess implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Drops {@link #LEAN_JVM}'s flags again: the JVM's own defaults (tiered compilation up to the
+     * optimising compiler, the collector it picks for the machine), as the images run it.
+     */
+    public Builder productionJvm() {
+      jvmArgs.removeAll(LEAN_JVM);
+      return this;
+    }
+
     /** Maximum heap, e.g. {@code 192m}. */
     public Builder heap(String heap) {
       this.heap = heap;

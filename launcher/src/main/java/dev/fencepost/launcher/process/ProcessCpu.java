@@ -1,0 +1,91 @@
+package dev.fencepost.launcher.process;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * CPU time a process has used, read from Linux's {@code /proc/<pid>/stat}: its own (user + system)
+ * and that of its children it has already waited for.
+ *
+ * <p>The second part is why this exists rather than {@link ProcessHandle.Info#totalCpuDuration()}:
+ * a PostgreSQL backend that ends during a measurement, or a payout worker that exits, is gone from
+ * {@code /proc}, but its time is added to its parent's children's time when the parent reaps it
+ * (the postmaster reaps its backends; the JVM that started a worker reaps it). A delta of own plus
+ * reaped children over a window therefore counts every process of a tree that lived in it.
+ */
+public record ProcessCpu(long ownNanos, long reapedChildrenNanos) {
+
+  /** Nothing read: the process is gone or this is not Linux. */
+  public static final ProcessCpu NONE = new ProcessCpu(0, 0);
+
+  private static final long NANOS_PER_TICK = TimeUnit.SECONDS.toNanos(1) / clockTicksPerSecond();
+
+  /** The process's CPU so far, or {@link #NONE} when {@code /proc/<pid>/stat} cannot be read. */
+  public static ProcessCpu of(long pid) {
+    if (pid <= 0) {
+      return NONE;
+    }
+    try {
+      return parse(Files.readString(Path.of("/proc", Long.toString(pid), "stat")));
+    } catch (IOException | RuntimeException e) {
+      return NONE; // exited between listing and reading
+    }
+  }
+
+  /** This JVM's own CPU and that of the children it has reaped (workers that have exited). */
+  public static ProcessCpu self() {
+    return of(ProcessHandle.current().pid());
+  }
+
+  /**
+   * {@code pid}'s own and reaped children's CPU plus the own CPU of every descendant still alive:
+   * the whole tree's CPU so far, e.g. a postmaster and its backends.
+   */
+  public static long treeNanos(long pid) {
+    ProcessCpu root = of(pid);
+    long total = root.totalNanos();
+    ProcessHandle handle = ProcessHandle.of(pid).orElse(null);
+    if (handle != null) {
+      total += handle.descendants().mapToLong(d -> of(d.pid()).totalNanos()).sum();
+    }
+    return total;
+  }
+
+  /** Own plus reaped children. */
+  public long totalNanos() {
+    return ownNanos + reapedChildrenNanos;
+  }
+
+  /**
+   * Parses a {@code stat} line. The command name (field 2) is in parentheses and may hold spaces or
+   * parentheses itself, so fields are counted from the last ')': utime, stime, cutime and cstime
+   * are fields 14 to 17 of the line.
+   */
+  static ProcessCpu parse(String stat) {
+    String[] after = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
+    // after[0] is field 3 (state), so field n is after[n - 3].
+    long utime = Long.parseLong(after[11]);
+    long stime = Long.parseLong(after[12]);
+    long cutime = Long.parseLong(after[13]);
+    long cstime = Long.parseLong(after[14]);
+    return new ProcessCpu((utime + stime) * NANOS_PER_TICK, (cutime + cstime) * NANOS_PER_TICK);
+  }
+
+  /** USER_HZ: 100 on every Linux this runs on; {@code getconf} confirms it where it can. */
+  private static long clockTicksPerSecond() {
+    try {
+      Process getconf = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
+      String out = new String(getconf.getInputStream().readAllBytes()).trim();
+      if (getconf.waitFor(5, TimeUnit.SECONDS) && getconf.exitValue() == 0) {
+        return Long.parseLong(out);
+      }
+    } catch (IOException | RuntimeException e) {
+      // fall through to the kernel's default
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return 100;
+  }
+}

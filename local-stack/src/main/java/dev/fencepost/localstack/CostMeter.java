@@ -1,0 +1,296 @@
+package dev.fencepost.localstack;
+
+import dev.fencepost.launcher.LocalPlatform;
+import dev.fencepost.launcher.etcd.EtcdMember;
+import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
+import dev.fencepost.launcher.postgres.PostgresDatabase;
+import dev.fencepost.launcher.process.JavaProcess;
+import dev.fencepost.launcher.process.ProcessCpu;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * What one payout costs the whole platform: CPU in each process, commits in each database, HTTP
+ * requests each service served, bytes over loopback and WAL, read from the processes and the stores
+ * themselves (never from what a worker says of itself) at points of the worker phase, and divided
+ * by the payouts finished between them (the per-payout cost table of docs/benchmarks.md).
+ *
+ * <p>Two windows: the <em>steady</em> one, from the first reading with 10 % of the run's payouts
+ * finished to the first with 90 % (worker JVM start-up and the last stragglers are outside it), and
+ * the <em>whole</em> worker phase, start-up included, which is what a CronJob run really costs.
+ */
+final class CostMeter {
+
+  /** The percentage of the run's payouts finished that opens and closes the steady window. */
+  private static final double STEADY_FROM = 0.10;
+
+  private static final double STEADY_TO = 0.90;
+
+  // Greedy up to the last brace: URI templates such as /v1/locks/{key}/acquire hold braces too.
+  private static final Pattern REQUESTS =
+      Pattern.compile("^http_server_requests_seconds_count\\{(.*)}\\s+([0-9.eE+-]+)$");
+  private static final Pattern URI_LABEL = Pattern.compile("uri=\"([^\"]*)\"");
+  private static final Pattern METHOD_LABEL = Pattern.compile("method=\"([^\"]*)\"");
+
+  private final LocalPlatform platform;
+  private final Supplier<List<JavaProcess>> workers;
+  private final long payouts;
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private Reading start;
+  private Reading steadyFrom;
+  private Reading steadyTo;
+  private final java.util.List<Reading> tenths = new java.util.ArrayList<>();
+
+  /**
+   * @param workers the worker processes of the current round (those alive are read by PID; those
+   *     that have exited are in this JVM's reaped children)
+   * @param payouts the run's payouts: the steady window's bounds are fractions of it
+   */
+  CostMeter(LocalPlatform platform, Supplier<List<JavaProcess>> workers, long payouts) {
+    this.platform = platform;
+    this.workers = workers;
+    this.payouts = payouts;
+  }
+
+  /** At the start of the worker phase (once; later calls do nothing). */
+  void start() {
+    if (start == null) {
+      start = read(0);
+      tenths.add(start);
+    }
+  }
+
+  /** At each poll of the worker phase with the payouts finished so far. */
+  void observe(long finished) {
+    if (tenths.size() <= 10 && finished >= Math.ceil(tenths.size() * payouts / 10.0)) {
+      tenths.add(read(finished));
+    }
+    if (steadyFrom == null && finished >= Math.ceil(STEADY_FROM * payouts)) {
+      steadyFrom = read(finished);
+    }
+    if (steadyFrom != null
+        && steadyTo == null
+        && finished >= Math.ceil(STEADY_TO * payouts)
+        && finished > steadyFrom.finished) {
+      steadyTo = read(finished);
+    }
+  }
+
+  /** The costs at the end of the worker phase, {@code finished} payouts finished in all. */
+  Costs end(long finished) {
+    Reading end = read(finished);
+    Reading from = steadyFrom == null ? start : steadyFrom;
+    Reading to = steadyTo == null ? end : steadyTo;
+    java.util.List<Costs.Tenth> progress = new java.util.ArrayList<>();
+    for (int i = 1; i < tenths.size(); i++) {
+      progress.add(Costs.Tenth.between(tenths.get(i - 1), tenths.get(i)));
+    }
+    return new Costs(
+        Costs.Window.between(from, to, steadyTo != null),
+        Costs.Window.between(start, end, true),
+        progress);
+  }
+
+  /** Everything counted, at one moment. */
+  record Reading(
+      long finished,
+      long nanos,
+      Map<String, Long> cpuNanos,
+      Map<String, Long> commits,
+      Map<String, Map<String, Long>> requests,
+      long loopbackBytes,
+      long walBytes,
+      long walSyncs,
+      Map<String, Costs.Statement> statements) {}
+
+  private Reading read(long finished) {
+    Map<String, Long> cpu = new LinkedHashMap<>();
+    long workerNanos = ProcessCpu.self().reapedChildrenNanos();
+    for (JavaProcess worker : workers.get()) {
+      if (worker.isAlive()) {
+        workerNanos += ProcessCpu.of(worker.pid()).ownNanos();
+      }
+    }
+    cpu.put("workers", workerNanos);
+    cpu.put("lock-server", own(platform.lockServer()));
+    cpu.put("rail-proxy", own(platform.railProxy()));
+    cpu.put("rail-stub", own(platform.railStub()));
+    cpu.put("identity-issuer", own(platform.identity().issuer()));
+    cpu.put("postgres", ProcessCpu.treeNanos(platform.postgres().postmasterPid()));
+    platform
+        .etcd()
+        .ifPresent(
+            etcd ->
+                cpu.put(
+                    "etcd",
+                    etcd.members().stream()
+                        .map(EtcdMember::pid)
+                        .mapToLong(p -> p.map(ProcessCpu::treeNanos).orElse(0L))
+                        .sum()));
+    cpu.put("local-stack", ProcessCpu.self().ownNanos());
+
+    Map<String, Long> commits = new LinkedHashMap<>();
+    JdbcClient stats = JdbcClient.create(platform.paydb().dataSource());
+    Map<String, PostgresDatabase> databases = new LinkedHashMap<>();
+    databases.put("lockdb", platform.lockdb());
+    databases.put("paydb", platform.paydb());
+    databases.put("proxydb", platform.proxydb());
+    databases.put("batchdb", platform.batchdb());
+    databases.forEach(
+        (role, db) ->
+            commits.put(
+                role,
+                stats
+                    .sql("SELECT xact_commit FROM pg_stat_database WHERE datname = ?")
+                    .param(db.name())
+                    .query(Long.class)
+                    .optional()
+                    .orElse(0L)));
+    long[] wal =
+        stats
+            .sql("SELECT wal_bytes::bigint, wal_sync FROM pg_stat_wal")
+            .query((rs, i) -> new long[] {rs.getLong(1), rs.getLong(2)})
+            .single();
+
+    Map<String, Map<String, Long>> requests = new LinkedHashMap<>();
+    requests.put("lock-server", served(platform.lockServer()));
+    requests.put("rail-proxy", served(platform.railProxy()));
+    requests.put("rail-stub", served(platform.railStub()));
+    requests.put("identity-issuer", served(platform.identity().issuer()));
+    return new Reading(
+        finished,
+        System.nanoTime(),
+        cpu,
+        commits,
+        requests,
+        loopbackBytes(),
+        wal[0],
+        wal[1],
+        statements(databases));
+  }
+
+  /**
+   * Calls and execution time so far of every normalised statement, by database, from {@code
+   * pg_stat_statements} when the server keeps it ({@code --statements}); empty otherwise.
+   */
+  private Map<String, Costs.Statement> statements(Map<String, PostgresDatabase> databases) {
+    Map<String, Costs.Statement> byId = new LinkedHashMap<>();
+    var server = platform.postgres();
+    try (Connection c =
+            DriverManager.getConnection(
+                server.jdbcUrl("postgres"),
+                EmbeddedPostgresServer.USER,
+                EmbeddedPostgresServer.PASSWORD);
+        Statement s = c.createStatement()) {
+      try (ResultSet rs = s.executeQuery("SHOW shared_preload_libraries")) {
+        if (!rs.next() || !rs.getString(1).contains("pg_stat_statements")) {
+          return byId;
+        }
+      }
+      s.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+      Map<String, String> roles = new LinkedHashMap<>();
+      databases.forEach((role, db) -> roles.put(db.name(), role));
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT d.datname, s.queryid, s.query, s.calls, s.total_exec_time"
+                  + " FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid")) {
+        while (rs.next()) {
+          String database = roles.getOrDefault(rs.getString(1), rs.getString(1));
+          byId.merge(
+              database + "|" + rs.getLong(2),
+              new Costs.Statement(database, rs.getString(3), rs.getLong(4), rs.getDouble(5)),
+              Costs.Statement::plus);
+        }
+      }
+    } catch (SQLException e) {
+      // No statistics this time: the table simply has no statement rows.
+    }
+    return byId;
+  }
+
+  private static long own(JavaProcess process) {
+    return process == null ? 0 : ProcessCpu.of(process.pid()).ownNanos();
+  }
+
+  /**
+   * Requests the service has served on its application port so far, by method and URI template,
+   * from its scrape; the management port's own requests (the scrape among them) are left out.
+   */
+  private Map<String, Long> served(JavaProcess service) {
+    Map<String, Long> byUri = new TreeMap<>();
+    if (service == null || !service.isAlive()) {
+      return byUri;
+    }
+    String body;
+    try {
+      body =
+          http.send(
+                  HttpRequest.newBuilder(
+                          URI.create(service.managementUrl() + "/actuator/prometheus"))
+                      .timeout(Duration.ofSeconds(5))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+    } catch (IOException e) {
+      return byUri;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return byUri;
+    }
+    return served(body);
+  }
+
+  /**
+   * Requests served by method and URI template, from a Prometheus scrape's {@code
+   * http_server_requests_seconds_count} series; {@code /actuator} URIs are left out.
+   */
+  static Map<String, Long> served(String scrape) {
+    Map<String, Long> byUri = new TreeMap<>();
+    for (String line : scrape.split("\n")) {
+      Matcher m = REQUESTS.matcher(line);
+      if (!m.matches()) {
+        continue;
+      }
+      String labels = m.group(1);
+      Matcher uri = URI_LABEL.matcher(labels);
+      Matcher method = METHOD_LABEL.matcher(labels);
+      String path = uri.find() ? uri.group(1) : "?";
+      if (path.startsWith("/actuator")) {
+        continue;
+      }
+      String name = (method.find() ? method.group(1) + " " : "") + path;
+      byUri.merge(name, (long) Double.parseDouble(m.group(2)), Long::sum);
+    }
+    return byUri;
+  }
+
+  /** Bytes sent over the loopback interface by every process on the machine. */
+  private static long loopbackBytes() {
+    try {
+      return Long.parseLong(
+          Files.readString(Path.of("/sys/class/net/lo/statistics/tx_bytes")).trim());
+    } catch (IOException | RuntimeException e) {
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,204 @@
+package dev.fencepost.localstack;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What one finished payout cost the platform ({@link CostMeter}), in two windows.
+ *
+ * @param steady from 10 % to 90 % of the run's payouts finished: the platform at work, clear of the
+ *     worker JVMs' start-up
+ * @param whole the whole worker phase, start-up included
+ * @param tenths each tenth of the run's payouts in turn: how the cost changes as the platform warms
+ *     up and as the work grows
+ */
+public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
+
+  /**
+   * One tenth of the run.
+   *
+   * @param payouts payouts finished in it
+   * @param seconds how long it took
+   * @param cpuMillis CPU ms per payout, every process together
+   * @param workerCpuMillis of which the workers'
+   */
+  public record Tenth(long payouts, double seconds, double cpuMillis, double workerCpuMillis) {
+
+    static Tenth between(CostMeter.Reading from, CostMeter.Reading to) {
+      long payouts = to.finished() - from.finished();
+      double n = Math.max(1, payouts);
+      long all = 0;
+      for (Map.Entry<String, Long> e : to.cpuNanos().entrySet()) {
+        all += e.getValue() - from.cpuNanos().getOrDefault(e.getKey(), 0L);
+      }
+      long workers = to.cpuNanos().get("workers") - from.cpuNanos().getOrDefault("workers", 0L);
+      return new Tenth(
+          payouts, (to.nanos() - from.nanos()) / 1e9, all / 1e6 / n, workers / 1e6 / n);
+    }
+  }
+
+  /** Statements listed per window, the most expensive first. */
+  static final int TOP_STATEMENTS = 25;
+
+  /**
+   * One normalised statement's calls and execution time ({@code pg_stat_statements}); in a window,
+   * per payout.
+   */
+  public record Statement(String database, String query, double calls, double millis) {
+
+    Statement plus(Statement other) {
+      return new Statement(database, query, calls + other.calls, millis + other.millis);
+    }
+  }
+
+  /**
+   * One window's costs per finished payout.
+   *
+   * @param payouts payouts finished in the window
+   * @param seconds its length
+   * @param complete false when the run ended (at its deadline) before the window's end point, so
+   *     the window stops at the end of the run instead
+   * @param cpuMillis CPU ms per payout by process (utime + stime; the workers and PostgreSQL with
+   *     the processes of theirs that exited), and {@code all}
+   * @param cores CPU used in the window per second of it: {@code all}'s share of the machine
+   * @param commits transactions committed per payout by database ({@code pg_stat_database}), and
+   *     {@code all}
+   * @param requests HTTP requests served per payout by service (its scrape's {@code
+   *     http_server_requests}, management port excluded), and {@code all}
+   * @param requestsByUri the same by service, method and URI template
+   * @param loopbackBytes bytes sent over loopback per payout, by every process on the machine
+   * @param walBytes WAL bytes per payout (the one PostgreSQL server of the four databases)
+   * @param walSyncs WAL fsyncs per payout
+   * @param statements the costliest statements by execution time per payout (empty unless the run
+   *     kept statement statistics)
+   */
+  public record Window(
+      long payouts,
+      double seconds,
+      boolean complete,
+      Map<String, Double> cpuMillis,
+      double cores,
+      Map<String, Double> commits,
+      Map<String, Double> requests,
+      Map<String, Map<String, Double>> requestsByUri,
+      double loopbackBytes,
+      double walBytes,
+      double walSyncs,
+      java.util.List<Statement> statements) {
+
+    static Window between(CostMeter.Reading from, CostMeter.Reading to, boolean complete) {
+      long payouts = to.finished() - from.finished();
+      double n = Math.max(1, payouts);
+      double seconds = (to.nanos() - from.nanos()) / 1e9;
+      Map<String, Double> cpu = new LinkedHashMap<>();
+      long allNanos = 0;
+      for (Map.Entry<String, Long> e : to.cpuNanos().entrySet()) {
+        long nanos = e.getValue() - from.cpuNanos().getOrDefault(e.getKey(), 0L);
+        allNanos += nanos;
+        cpu.put(e.getKey(), nanos / 1e6 / n);
+      }
+      cpu.put("all", allNanos / 1e6 / n);
+      Map<String, Double> commits = new LinkedHashMap<>();
+      long allCommits = 0;
+      for (Map.Entry<String, Long> e : to.commits().entrySet()) {
+        long delta = e.getValue() - from.commits().getOrDefault(e.getKey(), 0L);
+        allCommits += delta;
+        commits.put(e.getKey(), delta / n);
+      }
+      commits.put("all", allCommits / n);
+      Map<String, Double> requests = new LinkedHashMap<>();
+      Map<String, Map<String, Double>> byUri = new LinkedHashMap<>();
+      long allRequests = 0;
+      for (Map.Entry<String, Map<String, Long>> service : to.requests().entrySet()) {
+        Map<String, Long> before = from.requests().getOrDefault(service.getKey(), Map.of());
+        Map<String, Double> uris = new LinkedHashMap<>();
+        long total = 0;
+        for (Map.Entry<String, Long> uri : service.getValue().entrySet()) {
+          long delta = uri.getValue() - before.getOrDefault(uri.getKey(), 0L);
+          if (delta > 0) {
+            uris.put(uri.getKey(), delta / n);
+            total += delta;
+          }
+        }
+        allRequests += total;
+        requests.put(service.getKey(), total / n);
+        byUri.put(service.getKey(), uris);
+      }
+      requests.put("all", allRequests / n);
+      return new Window(
+          payouts,
+          seconds,
+          complete,
+          cpu,
+          seconds <= 0 ? 0 : allNanos / 1e9 / seconds,
+          commits,
+          requests,
+          byUri,
+          (to.loopbackBytes() - from.loopbackBytes()) / n,
+          (to.walBytes() - from.walBytes()) / n,
+          (to.walSyncs() - from.walSyncs()) / n,
+          statements(from, to, n));
+    }
+
+    private static java.util.List<Statement> statements(
+        CostMeter.Reading from, CostMeter.Reading to, double n) {
+      return to.statements().entrySet().stream()
+          .map(
+              e -> {
+                Statement before = from.statements().get(e.getKey());
+                Statement after = e.getValue();
+                double calls = after.calls() - (before == null ? 0 : before.calls());
+                double millis = after.millis() - (before == null ? 0 : before.millis());
+                return new Statement(after.database(), after.query(), calls / n, millis / n);
+              })
+          .filter(st -> st.calls() > 0)
+          .sorted(java.util.Comparator.comparingDouble(Statement::millis).reversed())
+          .limit(TOP_STATEMENTS)
+          .toList();
+    }
+
+    /** A few lines for the run's summary. */
+    String text(String name) {
+      StringBuilder out = new StringBuilder();
+      out.append(
+          String.format(
+              "    per payout, %s (%d payouts in %.1f s%s, %.2f cores busy):%n",
+              name, payouts, seconds, complete ? "" : ", cut short by the run's end", cores));
+      out.append("      CPU ms   ");
+      cpuMillis.forEach((k, v) -> out.append(String.format(" %s %.2f", k, v)));
+      out.append("\n      commits  ");
+      commits.forEach((k, v) -> out.append(String.format(" %s %.2f", k, v)));
+      out.append("\n      requests ");
+      requests.forEach((k, v) -> out.append(String.format(" %s %.2f", k, v)));
+      out.append(
+          String.format(
+              "%n      loopback %.1f KiB, WAL %.1f KiB, %.2f WAL fsyncs%n",
+              loopbackBytes / 1024, walBytes / 1024, walSyncs));
+      for (Statement st : statements.subList(0, Math.min(10, statements.size()))) {
+        String sql = st.query().replaceAll("\\s+", " ");
+        out.append(
+            String.format(
+                "      %7.3f ms %5.2f calls  %-8s %s%n",
+                st.millis(),
+                st.calls(),
+                st.database(),
+                sql.length() > 90 ? sql.substring(0, 90) + "..." : sql));
+      }
+      return out.toString();
+    }
+  }
+
+  String text() {
+    StringBuilder out = new StringBuilder("    by tenth of the run, CPU ms per payout (workers'):");
+    for (Tenth t : tenths) {
+      out.append(
+          String.format(
+              " %.1f (%.1f) %.0f/s;",
+              t.cpuMillis(), t.workerCpuMillis(), t.payouts() / Math.max(0.001, t.seconds())));
+    }
+    return out.append('\n')
+        .append(steady.text("steady"))
+        .append(whole.text("whole worker phase"))
+        .toString();
+  }
+}
