@@ -375,10 +375,12 @@ public final class DefaultLockClient implements StartableLockClient, SmartLifecy
       }
     } else {
       lock.scheduleDeadlineCheck(watchdog);
-      if (lease < s.ttlNanos()) {
-        // The grant rides on a session lease that was last extended up to one heartbeat ago
-        // (the PostgreSQL backend does not extend it on acquire). Renew it now, on the heartbeat
-        // thread, so the lock starts with a full TTL instead of waiting for the next tick.
+      if (lease < s.ttlNanos() - settings.heartbeatInterval().toNanos()) {
+        // The grant rides on the session's lease (a backend does not extend it on acquire), and
+        // that lease was last extended more than a heartbeat ago: a keepalive is late. Renew now,
+        // on the heartbeat thread, instead of betting the lock on the next tick. A lease extended
+        // within the last heartbeat needs nothing: its deadline is the last keepalive's plus
+        // ttl - margin, and the next tick renews every live lock well before it (ADR 0195).
         renewSoon(lock, s);
       }
     }
