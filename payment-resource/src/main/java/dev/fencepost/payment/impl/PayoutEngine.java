@@ -27,7 +27,8 @@ import java.util.Optional;
  *       cannot cover the amount;
  *   <li>ask {@link PayoutTransitions}; refuse anything it does not list (FR-22, INV-08);
  *   <li>the event's side effect (the ledger posting for POST);
- *   <li>update the payout conditional on the expected from-state, and write the audit row (FR-30).
+ *   <li>update the payout conditional on the expected from-state (the statement returns the new
+ *       row), and write the audit row (FR-30).
  * </ol>
  *
  * Any refusal throws, and the transaction rolls back, including the fence advance: a refused call
@@ -112,14 +113,15 @@ public final class PayoutEngine {
     if (event == PayoutEvent.POST) {
       ledger.postPayout(current, token, actor.id());
     }
-    boolean moved =
-        payouts.transition(
-            id, transition.from(), transition.to(), token, change(transition, actor, reason));
-    if (!moved) {
-      // Unreachable while the fence holds the account row: nobody else can move this payout.
-      throw new IllegalStateException(
-          "payout " + id + " left " + transition.from() + " under the account lock");
-    }
+    Payout moved =
+        payouts
+            .transition(
+                id, transition.from(), transition.to(), token, change(transition, actor, reason))
+            .orElseThrow(
+                // Unreachable while the fence holds the account row: nobody else can move it.
+                () ->
+                    new IllegalStateException(
+                        "payout " + id + " left " + transition.from() + " under the account lock"));
     audit.record(
         actor.role().name(),
         actor.id(),
@@ -130,7 +132,7 @@ public final class PayoutEngine {
         transition.from(),
         transition.to(),
         isSettlement(event) ? "rail reference " + reason : reason);
-    return new Outcome(payouts.find(id).orElseThrow(), transition);
+    return new Outcome(moved, transition);
   }
 
   private static boolean isSettlement(PayoutEvent event) {

@@ -70,13 +70,13 @@ public final class Payouts {
   /**
    * Moves the payout from {@code from} to {@code to}, only if it is still in {@code from}.
    *
-   * @return false when the payout was not in {@code from} (nothing changed)
+   * @return the payout as it now is (the statement returns its row, so no second read is needed),
+   *     or empty when it was not in {@code from} (nothing changed)
    */
-  public boolean transition(
+  public Optional<Payout> transition(
       PayoutId id, PayoutState from, PayoutState to, FencingToken token, Change change) {
-    int rows =
-        jdbc.sql(
-                """
+    return jdbc.sql(
+            """
                 UPDATE payout
                    SET state = :to, token_stamp = :token, version = version + 1,
                        updated_at = now(),
@@ -89,21 +89,23 @@ public final class Payouts {
                        failure_reason = CASE WHEN :failed THEN :failureReason
                                              ELSE failure_reason END,
                        finished_at = CASE WHEN :finished THEN now() ELSE finished_at END
-                 WHERE id = :id AND state = :from""")
-            .param("id", id.value())
-            .param("from", from.name())
-            .param("to", to.name())
-            .param("token", token.value())
-            .param("claim", change.claimedBy() != null)
-            .param("claimedBy", change.claimedBy())
-            .param("submitted", change.submitted())
-            .param("settled", change.railReference() != null)
-            .param("railReference", change.railReference())
-            .param("failed", change.failureReason() != null)
-            .param("failureReason", change.failureReason())
-            .param("finished", change.finished())
-            .update();
-    return rows == 1;
+                 WHERE id = :id AND state = :from
+                RETURNING\s"""
+                + Rows.PAYOUT_COLUMNS)
+        .param("id", id.value())
+        .param("from", from.name())
+        .param("to", to.name())
+        .param("token", token.value())
+        .param("claim", change.claimedBy() != null)
+        .param("claimedBy", change.claimedBy())
+        .param("submitted", change.submitted())
+        .param("settled", change.railReference() != null)
+        .param("railReference", change.railReference())
+        .param("failed", change.failureReason() != null)
+        .param("failureReason", change.failureReason())
+        .param("finished", change.finished())
+        .query(Rows.PAYOUT)
+        .optional();
   }
 
   public long countInFlight(AccountId account) {
