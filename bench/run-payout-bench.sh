@@ -8,8 +8,10 @@
 #
 # A "worker" is one payout thread (fencepost.payout.concurrency); WORKER_PROCESSES processes share
 # the workers of a shape. PostgreSQL runs with synchronous_commit=on (embedded starts it off).
-# The 0 ms shape also records JFR profiles (one worker process, and the JVM running the lock
-# server, rail stub and rail proxy); the section summarises where the time went from them.
+# Each shape first runs WARMUP_PAYOUTS unmeasured payouts (ADR 0196); the section's figures, the
+# per-payout cost table among them (CPU per process, commits per database, requests per service,
+# bytes), are those of the window after them. The 0 ms shape also lists its costliest statements
+# (pg_stat_statements). PROFILE=1 records JFR profiles of the 0 ms shape as well (they cost CPU).
 # Not part of the test build: it takes minutes and the machine is shared, so its numbers come with
 # the load average they were measured under and the commit they were built from (ADR 0183).
 set -euo pipefail
@@ -23,9 +25,15 @@ PAYOUTS_300MS=${PAYOUTS_300MS:-4000}
 # 3,000 so that the A-07 shape, with its 0.5 % ambiguous outcomes, still has 2,000 POSTED attempts
 # behind its p99 (ADR 0183); fewer and the table prints "not enough samples" instead.
 PAYOUTS_A07=${PAYOUTS_A07:-3000}
+# Each shape first runs this many payouts unmeasured (ADR 0196): the figures are those of a warmed
+# platform, as its long-running services and looping workers are in production, not of JVMs
+# compiling their code (a 12,000-payout run fell from 83 to 25 CPU ms per payout as it warmed up).
+WARMUP=${WARMUP_PAYOUTS:-5000}
+# The services' and workers' JVM flags: production (the JVM's defaults, as the images run) or lean.
+JVM=${JVM:-production}
 # Each shape's worker phase is bounded: on a shared machine an overloaded run is stopped and what
 # finished is measured (the table says so) instead of the script running for an hour.
-DEADLINE=${WORKER_DEADLINE_SECONDS:-120}
+DEADLINE=${WORKER_DEADLINE_SECONDS:-480}
 mkdir -p "$OUT"
 
 jar() { ls local-stack/target/local-stack-*-exec.jar 2>/dev/null | head -n 1; }
@@ -44,7 +52,7 @@ run_shape() { # name workers payouts accounts rail ambiguity [extra...]
   local args=(--lock-port 0 --payouts "$payouts" --accounts "$accounts" --workers "$PROCESSES"
     --concurrency "$threads" --rail-latency "$rail" --ambiguity "$ambiguity"
     --synchronous-commit on --page-size 1000 --rail-timeout 10s --worker-deadline "$DEADLINE"
-    --summary-json "$OUT/$name.json" "$@")
+    --warmup "$WARMUP" --jvm "$JVM" --summary-json "$OUT/$name.json" "$@")
   echo "== $name: java -jar $(jar) ${args[*]}"
   echo "java -jar $(jar) ${args[*]}" > "$OUT/$name.command"
   bench_loadavg | tee "$OUT/$name.load-before"
@@ -55,9 +63,9 @@ run_shape() { # name workers payouts accounts rail ambiguity [extra...]
   sed -n '/^Fencepost local run/,$p' "$OUT/$name.log"
 }
 
-run_shape zero 32 "$PAYOUTS_0MS" 5000 0ms 0 --jfr "$OUT/jfr"
-run_shape fixed300 64 "$PAYOUTS_300MS" 2000 300ms 0
-run_shape a07 64 "$PAYOUTS_A07" 1000 a07 0.005
+run_shape zero 32 "$PAYOUTS_0MS" 5000 0ms 0 --statements ${PROFILE:+--jfr "$OUT/jfr"}
+run_shape fixed300 96 "$PAYOUTS_300MS" 2000 300ms 0
+run_shape a07 96 "$PAYOUTS_A07" 1000 a07 0.005
 
 bench_loadavg > "$OUT/run.load-after"
 
@@ -153,11 +161,12 @@ if os.path.isdir(jfr):
 # ---- the table and the verdicts ----------------------------------------------------------------
 # Targets (ADR 0095): the thresholds below are the only figures typed here; every label is built
 # from them and from the shapes' own parameters, so a label cannot disagree with its check.
-ZERO_PPS, ZERO_P50_MS, ZERO_P99_MS, ZERO_FSYNCS = 200, 15, 50, 8
-FIXED_PPS, FIXED_P99_MS = 100, 400
+ZERO_PPS, ZERO_P99_MS, ZERO_FSYNCS = 200, 50, 3
+FIXED_PPS, FIXED_P99_MS = 150, 400
 A07_RAIL_P99_MS, A07_SLACK_MS = 3000, 150   # the stub's A-07 distribution is configured with p99 3 s
 
 def m(s): return s["measures"]
+def win(s): return m(s)["costs"]["steady"]
 def yes(ok): return "**met**" if ok else "**not met**"
 
 # ADR 0183: a percentile is quoted only with at least 20 samples beyond it (p99: 2,000, p50: 40).
@@ -174,9 +183,8 @@ def shape(s): return f"rail {m(s)['railLatency']}, {workers(s)} workers"
 z, f3, a = runs["zero"], runs["fixed300"], runs["a07"]
 verdicts = [
     (f"{shape(z)}, {z['accounts']:,} accounts: >= {ZERO_PPS} payouts/s sustained", yes(m(z)["sustainedPayoutsPerSecond"] >= ZERO_PPS), f"{m(z)['sustainedPayoutsPerSecond']:.1f} payouts/s"),
-    (f"... p50 <= {ZERO_P50_MS} ms", check(m(z)["attemptP50Millis"] <= ZERO_P50_MS, attempts_n(z), 50), qv(0, attempts_n(z), 50, f"{m(z)['attemptP50Millis']:.1f} ms")),
     (f"... p99 <= {ZERO_P99_MS} ms", check(m(z)["attemptP99Millis"] <= ZERO_P99_MS, attempts_n(z), 99), qv(0, attempts_n(z), 99, f"{m(z)['attemptP99Millis']:.1f} ms")),
-    (f"... <= {ZERO_FSYNCS} fsyncs per payout (synchronous_commit on)", yes(z["walSyncsPerPayout"] <= ZERO_FSYNCS), f"{z['walSyncsPerPayout']:.2f}"),
+    (f"... <= {ZERO_FSYNCS} WAL fsyncs per payout (synchronous_commit on)", yes(win(z)["walSyncs"] <= ZERO_FSYNCS), f"{win(z)['walSyncs']:.2f}"),
     (f"{shape(f3)}: >= {FIXED_PPS} payouts/s", yes(m(f3)["sustainedPayoutsPerSecond"] >= FIXED_PPS), f"{m(f3)['sustainedPayoutsPerSecond']:.1f} payouts/s"),
     (f"... p99 <= {FIXED_P99_MS} ms", check(m(f3)["attemptP99Millis"] <= FIXED_P99_MS, attempts_n(f3), 99), qv(0, attempts_n(f3), 99, f"{m(f3)['attemptP99Millis']:.1f} ms")),
     (f"{shape(a)}: p99 <= rail p99 ({A07_RAIL_P99_MS:,} ms configured) + {A07_SLACK_MS} ms", check(m(a)["attemptP99Millis"] <= A07_RAIL_P99_MS + A07_SLACK_MS, attempts_n(a), 99),
@@ -198,16 +206,17 @@ lines.append("```\n")
 hdr = "| measure | " + " | ".join(shape(runs[n]) for n in order) + " |"
 lines += [hdr, "|---|---|---|---|"]
 def row(label, fn): lines.append(f"| {label} | " + " | ".join(fn(runs[n]) for n in order) + " |")
-row("payouts / accounts", lambda s: f"{s['payouts']:,} / {s['accounts']:,}")
+row("payouts / accounts (warm-up included)", lambda s: f"{s['payouts']:,} / {s['accounts']:,}")
+row("warm-up, then measured window", lambda s: f"{m(s)['warmup']:,} payouts, then {win(s)['payouts']:,} in {win(s)['seconds']:.0f} s" + ("" if win(s)["complete"] else " (cut short by the deadline)"))
 row("processes x threads", lambda s: f"{m(s)['processes']} x {m(s)['threadsPerProcess']}")
 row("final states", lambda s: ", ".join(f"{k} {v}" for k, v in s["states"].items() if v))
-row("sustained payouts/s (middle 80 %)", lambda s: f"{m(s)['sustainedPayoutsPerSecond']:.1f}")
+row("sustained payouts/s (measured window)", lambda s: f"{m(s)['sustainedPayoutsPerSecond']:.1f}")
 row("payouts/s first claim to last finish", lambda s: f"{m(s)['steadyPayoutsPerSecond']:.1f}")
 row("payouts/s whole worker phase (JVM start-up included)", lambda s: f"{s['payoutsPerSecond']:.1f} over {s['elapsedMillis'] / 1000:.0f} s, {s['rounds']} round(s)")
 row("attempt p50 / p99 / max, ms", lambda s: f"{q(m(s)['attemptP50Millis'], attempts_n(s), 50)} / {q(m(s)['attemptP99Millis'], attempts_n(s), 99)} / {m(s)['attemptMaxMillis']:.0f}")
 row("claim to POSTED p50 / p99 / max, ms", lambda s: f"{q(m(s)['claimP50Millis'], claims_n(s), 50)} / {q(m(s)['claimP99Millis'], claims_n(s), 99)} / {m(s)['claimMaxMillis']:.0f}")
 row("rail as the proxy saw it p50 / p99 / max, ms", lambda s: f"{q(m(s)['railP50Millis'], rail_n(s), 50)} / {q(m(s)['railP99Millis'], rail_n(s), 99)} / {m(s)['railMaxMillis']:.0f}")
-row("WAL fsyncs per payout", lambda s: f"{s['walSyncsPerPayout']:.2f} ({m(s)['walSyncs']:,} in all)")
+row("WAL fsyncs per payout (window; whole run)", lambda s: f"{win(s)['walSyncs']:.2f}; {s['walSyncsPerPayout']:.2f} ({m(s)['walSyncs']:,} in all)")
 row("attempts by outcome", lambda s: ", ".join(f"{k} {v}" for k, v in m(s)["attempts"].items()))
 row("finished before the worker deadline", lambda s: "no: stopped, unfinished payouts not measured" if m(s)["stoppedAtDeadline"] else "yes")
 row("duplicates / ledger", lambda s: f"{s['duplicates']} / {'balanced' if s['ledgerBalanced'] else 'NOT balanced'}")
@@ -216,6 +225,35 @@ row("load average before / after the shape", lambda s: f"{s['loadBefore']} / {s[
 row("load average at worker start / end", lambda s: f"{m(s)['loadAtStart']} / {m(s)['loadAtEnd']}")
 row("PostgreSQL", lambda s: m(s)["durability"])
 lines.append("")
+lines.append("What one payout cost in the measured window (`CostMeter`: CPU from `/proc`, the processes of a tree that exited included; commits from `pg_stat_database`; requests from each service's scrape):\n")
+lines += [hdr, "|---|---|---|---|"]
+def per(s, group, key, fmt="{:.2f}"):
+    v = win(s)[group].get(key)
+    return "-" if v is None else fmt.format(v)
+procs = []
+for n in order:
+    for k in win(runs[n])["cpuMillis"]:
+        if k not in procs: procs.append(k)
+for k in procs:
+    row(f"CPU ms, {k}" if k != "all" else "**CPU ms, every process**", lambda s, k=k: per(s, "cpuMillis", k))
+row("cores busy in the window", lambda s: f"{win(s)['cores']:.2f} of {os.cpu_count()}")
+for k in ("lockdb", "paydb", "proxydb", "batchdb", "all"):
+    row(f"commits, {k}" if k != "all" else "**commits, every database**", lambda s, k=k: per(s, "commits", k))
+for k in ("lock-server", "rail-proxy", "rail-stub", "identity-issuer", "all"):
+    row(f"HTTP requests served, {k}" if k != "all" else "**HTTP requests, every service**", lambda s, k=k: per(s, "requests", k))
+row("lock-server requests by URI", lambda s: ", ".join(f"{u} {v:.2f}" for u, v in win(s)["requestsByUri"].get("lock-server", {}).items()))
+row("loopback KiB sent (every process)", lambda s: f"{win(s)['loopbackBytes'] / 1024:.1f}")
+row("WAL KiB", lambda s: f"{win(s)['walBytes'] / 1024:.1f}")
+row("CPU ms per payout by tenth of the run (warm-up first)", lambda s: " / ".join(f"{t['cpuMillis']:.0f}" for t in m(s)["costs"]["tenths"]))
+lines.append("")
+sts = win(z).get("statements") or []
+if sts:
+    lines.append(f"Costliest statements of the {shape(z)} shape in its window (`pg_stat_statements`: execution time per payout, waits included, and calls per payout):\n")
+    lines += ["| ms per payout | calls per payout | database | statement |", "|---|---|---|---|"]
+    for st in sts[:15]:
+        q = " ".join(st["query"].split()).replace("|", "\\|")
+        lines.append(f"| {st['millis']:.3f} | {st['calls']:.2f} | {st['database']} | `{q[:110]}{'...' if len(q) > 110 else ''}` |")
+    lines.append("")
 lines += ["| target | verdict | measured |", "|---|---|---|"]
 lines += [f"| {t} | {v} | {x} |" for t, v, x in verdicts]
 lines.append("")

@@ -19,6 +19,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,18 +35,14 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * themselves (never from what a worker says of itself) at points of the worker phase, and divided
  * by the payouts finished between them (the per-payout cost table of docs/benchmarks.md).
  *
- * <p>Two windows: the <em>steady</em> one, from the first reading with 10 % of the run's payouts
- * finished to the first with 90 % (worker JVM start-up and the last stragglers are outside it), and
- * the <em>whole</em> worker phase, start-up included, which is what a CronJob run really costs.
+ * <p>Two windows: the <em>steady</em> one, the benchmark's measured window, from the reading at
+ * which the warm-up payouts have finished (or 10 % of the run's payouts, without a warm-up) to the
+ * first with 90 % of the measured payouts finished as well (the workers' start-up, the warm-up and
+ * the last stragglers are outside it), and the <em>whole</em> worker phase, start-up included,
+ * which is what a CronJob run really costs.
  */
 final class CostMeter {
 
-  /** The percentage of the run's payouts finished that opens and closes the steady window. */
-  private static final double STEADY_FROM = 0.10;
-
-  private static final double STEADY_TO = 0.90;
-
-  // Greedy up to the last brace: URI templates such as /v1/locks/{key}/acquire hold braces too.
   private static final Pattern REQUESTS =
       Pattern.compile("^http_server_requests_seconds_count\\{(.*)}\\s+([0-9.eE+-]+)$");
   private static final Pattern URI_LABEL = Pattern.compile("uri=\"([^\"]*)\"");
@@ -53,23 +50,32 @@ final class CostMeter {
 
   private final LocalPlatform platform;
   private final Supplier<List<JavaProcess>> workers;
-  private final long payouts;
+  private final long total;
+  private final long windowFrom;
+  private final long windowTo;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private Reading start;
   private Reading steadyFrom;
   private Reading steadyTo;
   private final java.util.List<Reading> tenths = new java.util.ArrayList<>();
+  private Reading end;
 
   /**
    * @param workers the worker processes of the current round (those alive are read by PID; those
    *     that have exited are in this JVM's reaped children)
-   * @param payouts the run's payouts: the steady window's bounds are fractions of it
+   * @param warmup payouts finished before the measured window opens (0: the window opens at 10 % of
+   *     the measured payouts)
+   * @param payouts the measured payouts, seeded after the warm-up's: the window closes at 90 % of
+   *     them
    */
-  CostMeter(LocalPlatform platform, Supplier<List<JavaProcess>> workers, long payouts) {
+  CostMeter(
+      LocalPlatform platform, Supplier<List<JavaProcess>> workers, long warmup, long payouts) {
     this.platform = platform;
     this.workers = workers;
-    this.payouts = payouts;
+    this.total = warmup + payouts;
+    this.windowFrom = warmup > 0 ? warmup : (long) Math.ceil(0.10 * payouts);
+    this.windowTo = warmup + (long) Math.ceil(0.90 * payouts);
   }
 
   /** At the start of the worker phase (once; later calls do nothing). */
@@ -82,15 +88,15 @@ final class CostMeter {
 
   /** At each poll of the worker phase with the payouts finished so far. */
   void observe(long finished) {
-    if (tenths.size() <= 10 && finished >= Math.ceil(tenths.size() * payouts / 10.0)) {
+    if (tenths.size() <= 10 && finished >= Math.ceil(tenths.size() * total / 10.0)) {
       tenths.add(read(finished));
     }
-    if (steadyFrom == null && finished >= Math.ceil(STEADY_FROM * payouts)) {
+    if (steadyFrom == null && finished >= windowFrom) {
       steadyFrom = read(finished);
     }
     if (steadyFrom != null
         && steadyTo == null
-        && finished >= Math.ceil(STEADY_TO * payouts)
+        && finished >= windowTo
         && finished > steadyFrom.finished) {
       steadyTo = read(finished);
     }
@@ -98,7 +104,7 @@ final class CostMeter {
 
   /** The costs at the end of the worker phase, {@code finished} payouts finished in all. */
   Costs end(long finished) {
-    Reading end = read(finished);
+    end = read(finished);
     Reading from = steadyFrom == null ? start : steadyFrom;
     Reading to = steadyTo == null ? end : steadyTo;
     java.util.List<Costs.Tenth> progress = new java.util.ArrayList<>();
@@ -111,10 +117,23 @@ final class CostMeter {
         progress);
   }
 
+  /**
+   * When the measured window opened and closed (the second is the end of the run when the run ended
+   * first); empty before {@link #end}.
+   */
+  java.util.Optional<Instant[]> window() {
+    if (steadyFrom == null || end == null) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(
+        new Instant[] {steadyFrom.at(), (steadyTo == null ? end : steadyTo).at()});
+  }
+
   /** Everything counted, at one moment. */
   record Reading(
       long finished,
       long nanos,
+      Instant at,
       Map<String, Long> cpuNanos,
       Map<String, Long> commits,
       Map<String, Map<String, Long>> requests,
@@ -180,6 +199,7 @@ final class CostMeter {
     return new Reading(
         finished,
         System.nanoTime(),
+        Instant.now(),
         cpu,
         commits,
         requests,

@@ -95,7 +95,8 @@ final class LocalRun implements AutoCloseable {
     PayoutIntake intake = new PayoutIntake(platform.paydb().dataSource(), "local-stack");
     Random random = new Random(42);
     int accounts = options.accounts();
-    long[] amounts = new long[options.payouts()];
+    // The warm-up's payouts first: each account's oldest PENDING payout is the one offered first.
+    long[] amounts = new long[options.seeded()];
     long[] perAccount = new long[accounts];
     for (int i = 0; i < amounts.length; i++) {
       amounts[i] = 100 + random.nextInt(9_900);
@@ -128,7 +129,9 @@ final class LocalRun implements AutoCloseable {
       walSyncsAtStart = walSyncs();
       loadAtStart = loadAverage();
       if (options.benchmark()) {
-        costs = new CostMeter(platform, () -> List.copyOf(workers), options.payouts());
+        costs =
+            new CostMeter(
+                platform, () -> List.copyOf(workers), options.warmup(), options.payouts());
         costs.start();
       }
     }
@@ -319,7 +322,7 @@ final class LocalRun implements AutoCloseable {
     double seconds = Math.max(0.001, elapsed.toMillis() / 1000.0);
     Measures measures = measure(walSyncs);
     return new Summary(
-        options.payouts(),
+        options.seeded(),
         options.accounts(),
         options.workers(),
         options.backend(),
@@ -391,6 +394,9 @@ final class LocalRun implements AutoCloseable {
 
   /** The benchmark's figures for the worker phase so far (ADR 0095). */
   Measures measure(long walSyncs) throws IOException {
+    // With a cost meter, the latencies and the sustained rate are those of its measured window
+    // (after the warm-up); without one, of the whole run.
+    Instant[] window = costs == null ? null : costs.window().orElse(null);
     List<Long> posted = new ArrayList<>();
     Map<String, Long> attempts = new LinkedHashMap<>();
     try (Stream<Path> files = Files.list(runDir)) {
@@ -401,10 +407,11 @@ final class LocalRun implements AutoCloseable {
           if (comma < 0) {
             continue;
           }
-          String outcome = line.substring(0, comma);
+          String[] fields = line.split(",");
+          String outcome = fields[0];
           attempts.merge(outcome, 1L, Long::sum);
-          if (outcome.equals("POSTED")) {
-            posted.add(Long.parseLong(line.substring(comma + 1)));
+          if (outcome.equals("POSTED") && inWindow(window, fields)) {
+            posted.add(Long.parseLong(fields[1]));
           }
         }
       }
@@ -418,12 +425,15 @@ final class LocalRun implements AutoCloseable {
                        coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms), 0),
                        coalesce(max(ms), 0)
                   FROM (SELECT extract(epoch FROM finished_at - claimed_at) * 1000 AS ms
-                          FROM payout WHERE state = 'POSTED') t
+                          FROM payout WHERE state = 'POSTED'
+                           AND finished_at BETWEEN :from AND :to) t
                 """)
+            .param("from", from(window))
+            .param("to", to(window))
             .query((rs, i) -> new double[] {rs.getDouble(1), rs.getDouble(2), rs.getDouble(3)})
             .single();
     // Sustained: the middle 80 % of finishes, clear of JVM start-up and of the last stragglers.
-    double[] window =
+    double[] finishes =
         pay.sql(
                 """
                 SELECT count(*),
@@ -447,15 +457,34 @@ final class LocalRun implements AutoCloseable {
                        coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms), 0),
                        coalesce(max(ms), 0)
                   FROM (SELECT extract(epoch FROM resolved_at - created_at) * 1000 AS ms
-                          FROM rail_submission WHERE resolved_at IS NOT NULL) t
+                          FROM rail_submission WHERE resolved_at BETWEEN :from AND :to) t
                 """)
+            .param("from", from(window))
+            .param("to", to(window))
             .query((rs, i) -> new double[] {rs.getDouble(1), rs.getDouble(2), rs.getDouble(3)})
             .single();
-    double middleSeconds = window[3] - window[2];
+    double middleSeconds = finishes[3] - finishes[2];
+    double sustained = middleSeconds <= 0 ? 0 : 0.8 * finishes[0] / middleSeconds;
+    if (window != null) {
+      double seconds = Duration.between(window[0], window[1]).toMillis() / 1000.0;
+      long inWindow =
+          pay.sql(
+                  """
+                  SELECT count(*) FROM payout
+                   WHERE state IN ('POSTED','FAILED','RAIL_AMBIGUOUS','ABANDONED')
+                     AND finished_at > :from AND finished_at <= :to
+                  """)
+              .param("from", from(window))
+              .param("to", to(window))
+              .query(Long.class)
+              .single();
+      sustained = seconds <= 0 ? 0 : inWindow / seconds;
+    }
     return new Measures(
         options.workers(),
         options.concurrency(),
         options.workers() * options.concurrency(),
+        options.warmup(),
         options.railLatency(),
         durability(),
         percentile(posted, 0.5) / 1000.0,
@@ -465,8 +494,8 @@ final class LocalRun implements AutoCloseable {
         claim[0],
         claim[1],
         claim[2],
-        window[1] <= 0 ? 0 : window[0] / window[1],
-        middleSeconds <= 0 ? 0 : 0.8 * window[0] / middleSeconds,
+        finishes[1] <= 0 ? 0 : finishes[0] / finishes[1],
+        sustained,
         rail[0],
         rail[1],
         rail[2],
@@ -475,6 +504,23 @@ final class LocalRun implements AutoCloseable {
         loadAverage(),
         stoppedAtDeadline,
         lastCosts);
+  }
+
+  /** An attempt line ({@code outcome,micros,endedAtEpochMillis}) that ended inside the window. */
+  private static boolean inWindow(Instant[] window, String[] fields) {
+    if (window == null) {
+      return true;
+    }
+    long ended = fields.length > 2 ? Long.parseLong(fields[2]) : Long.MIN_VALUE;
+    return ended >= window[0].toEpochMilli() && ended <= window[1].toEpochMilli();
+  }
+
+  private static java.sql.Timestamp from(Instant[] window) {
+    return java.sql.Timestamp.from(window == null ? Instant.EPOCH : window[0]);
+  }
+
+  private static java.sql.Timestamp to(Instant[] window) {
+    return java.sql.Timestamp.from(window == null ? Instant.now().plusSeconds(3600) : window[1]);
   }
 
   private static double percentile(List<Long> sorted, double q) {

@@ -8,6 +8,8 @@ import java.util.Map;
  * @param processes worker processes per round
  * @param threadsPerProcess payout threads in each ({@code fencepost.payout.concurrency})
  * @param workers processes x threads: the benchmark's "workers"
+ * @param warmup payouts finished before the measured window opened (latencies, the sustained rate
+ *     and the costs are of the window after them)
  * @param railLatency the rail stub's latency shape
  * @param durability PostgreSQL's fsync, synchronous_commit, full_page_writes, wal_sync_method
  * @param attemptP50Millis median time of attempts that ended POSTED, lock acquire to release
@@ -18,7 +20,9 @@ import java.util.Map;
  * @param claimP99Millis 99th percentile of the same
  * @param claimMaxMillis the slowest of them
  * @param steadyPayoutsPerSecond finished payouts over first claim to last finish
- * @param sustainedPayoutsPerSecond the middle 80 % of finishes over the time they took
+ * @param sustainedPayoutsPerSecond payouts finished in the measured window per second of it (the
+ *     warm-up's end, or 10 % of the payouts, to 90 % of the measured payouts); without a cost
+ *     meter, the middle 80 % of finishes over the time they took
  * @param railP50Millis the rail as the proxy saw it: intent recorded to outcome recorded
  * @param railP99Millis 99th percentile of the same
  * @param railMaxMillis the slowest of them
@@ -32,6 +36,7 @@ public record Measures(
     int processes,
     int threadsPerProcess,
     int workers,
+    int warmup,
     String railLatency,
     String durability,
     double attemptP50Millis,
@@ -54,12 +59,12 @@ public record Measures(
 
   String text() {
     return String.format(
-            "  benchmark       %d workers = %d process(es) x %d thread(s), rail %s%n"
+            "  benchmark       %d workers = %d process(es) x %d thread(s), rail %s, warm-up %d payouts%n"
                 + "    attempt (lock acquire to release) of POSTED payouts: p50 %.1f ms, p99 %.1f ms,"
                 + " max %.1f ms%n"
                 + "    claim to POSTED (paydb): p50 %.1f ms, p99 %.1f ms, max %.1f ms%n"
                 + "    throughput: %.1f payouts/s first claim to last finish, %.1f sustained"
-                + " (middle 80%% of finishes)%n"
+                + " (measured window)%n"
                 + "    rail as the proxy saw it: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n"
                 + "    WAL fsyncs %d; %s%n"
                 + "    attempts %s; load average %s at start, %s at end%s%n",
@@ -67,6 +72,7 @@ public record Measures(
             processes,
             threadsPerProcess,
             railLatency,
+            warmup,
             attemptP50Millis,
             attemptP99Millis,
             attemptMaxMillis,

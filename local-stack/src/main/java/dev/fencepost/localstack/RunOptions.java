@@ -25,6 +25,8 @@ import java.nio.file.Path;
  * @param productionJvm the services and workers run with the JVM's defaults, as the images do,
  *     instead of lean flags (C1 only, serial GC) that start a short run sooner
  * @param statements PostgreSQL keeps {@code pg_stat_statements} for the per-statement costs
+ * @param warmup payouts seeded before the measured ones; the benchmark's figures are taken once
+ *     they have finished
  * @param verbose follow every log on the console instead of progress bars
  */
 public record RunOptions(
@@ -45,7 +47,13 @@ public record RunOptions(
     int workerDeadlineSeconds,
     boolean productionJvm,
     boolean statements,
+    int warmup,
     boolean verbose) {
+
+  /** Every payout seeded: the warm-up's and the measured ones. */
+  int seeded() {
+    return warmup + payouts;
+  }
 
   /** The proxy's timeout towards the rail. */
   public String railTimeout() {
@@ -67,7 +75,8 @@ public record RunOptions(
         || railTimeout != null
         || workerDeadlineSeconds > 0
         || productionJvm
-        || statements;
+        || statements
+        || warmup > 0;
   }
 
   String railLatencyDistribution() {

@@ -40,9 +40,9 @@ public class PayoutJobProperties {
   private int concurrency = 1;
 
   /**
-   * When set, each run appends one line per payout attempt to this file at its end: outcome and the
-   * attempt's duration in microseconds (lock acquire to release). A benchmark seam for the local
-   * platform (ADR 0095); empty writes nothing.
+   * When set, each run appends one line per payout attempt to this file as it goes: outcome, the
+   * attempt's duration in microseconds (lock acquire to release) and when it ended (epoch
+   * milliseconds). A benchmark seam for the local platform (ADR 0095); empty writes nothing.
    */
   private String timingsFile = "";
 

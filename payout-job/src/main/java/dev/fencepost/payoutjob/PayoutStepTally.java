@@ -47,13 +47,20 @@ public class PayoutStepTally implements ItemWriter<PayoutResult>, StepExecutionL
   }
 
   /**
-   * One attempt took {@code nanos}, lock acquire to release; kept only for a timings file, written
-   * every twenty-odd attempts so that a worker stopped mid-run (a benchmark's deadline) leaves most
-   * of its timings behind.
+   * One attempt took {@code nanos}, lock acquire to release; kept only for a timings file (a line
+   * {@code outcome,micros,endedAtEpochMillis}, so a benchmark can keep the attempts of its measured
+   * window), written every twenty-odd attempts so that a worker stopped mid-run (a benchmark's
+   * deadline) leaves most of its timings behind.
    */
   public synchronized void timed(PayoutOutcome outcome, long nanos) {
     if (!timingsFile.isEmpty()) {
-      timings.append(outcome).append(',').append(nanos / 1_000).append('\n');
+      timings
+          .append(outcome)
+          .append(',')
+          .append(nanos / 1_000)
+          .append(',')
+          .append(System.currentTimeMillis())
+          .append('\n');
       if (timings.length() > 512) {
         writeTimings();
       }
