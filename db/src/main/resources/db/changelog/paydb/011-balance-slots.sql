@@ -8,8 +8,9 @@
 -- account's side to one slot, chosen from its payout id (a funding's from its account id) by
 -- dev.fencepost.payment.impl.BalanceSlots, whose COUNT is the bound of the CHECK below.
 -- A system account's balance is account.balance_minor, the base it had when this changeset ran (so
--- an existing database keeps its totals), plus the sum of its slots. Customer accounts have no
--- slots: their row is already serialised per account by the fence.
+-- an existing database keeps its totals), plus the sum of its slots, and that whole balance is what
+-- INV-03 equates with its entries. Customer accounts have no slots: their row is already serialised
+-- per account by the fence.
 CREATE TABLE account_balance_slot (
   account_id    text     NOT NULL REFERENCES account (id),
   slot          smallint NOT NULL CHECK (slot >= 0 AND slot < 16),

@@ -10,7 +10,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * moves payout-clearing and every funding moves funding-source: on one row, each of those
  * transactions waited for the one before it to commit. Each now adds to one of {@link #COUNT} slot
  * rows, so two of them meet only when their slots are equal. A system account's balance is its
- * account row's balance plus the sum of its slots (view {@code account_balance}).
+ * account row's balance plus the sum of its slots (view {@code account_balance}), and that whole
+ * balance is what INV-03 equates with the account's entries.
  *
  * <p>A slot is chosen from what the transaction is already serialised on, so the choice costs no
  * query and the same movement always lands on the same slot: a posting's from its payout id, a
