@@ -13,11 +13,11 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * account row's balance plus the sum of its slots (view {@code account_balance}), and that whole
  * balance is what INV-03 equates with the account's entries.
  *
- * <p>A slot is chosen from what the transaction is already serialised on, so the choice costs no
- * query and the same movement always lands on the same slot: a posting's from its payout id, a
- * funding's from the funded account (fundings of one account wait on its row anyway). {@link
- * java.util.UUID#hashCode()} and {@link String#hashCode()} are specified, so the choice is the same
- * on every JVM.
+ * <p>A slot is chosen from what the movement already names, so the choice costs no query and the
+ * same movement always lands on the same slot: a posting's from its payout id (random, so postings
+ * spread evenly), a funding's from the funded account (fundings of one account wait on its row
+ * anyway). {@link java.util.UUID#hashCode()} and {@link String#hashCode()} are specified, so the
+ * choice is the same on every JVM.
  */
 public final class BalanceSlots {
 
