@@ -26,8 +26,9 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * Reads the final state of the stores into history records, from the tables as the db module's
- * changelogs define them (paydb 001-003, proxydb 001, lockdb 001) and from the rail stub's {@code
- * GET /rail/admin/movements}. Read-only: plain SELECTs, no Fencepost code.
+ * changelogs define them (paydb 001-003 and 011, proxydb 001, lockdb 001) and from the rail stub's
+ * {@code GET /rail/admin/movements}. Read-only: plain SELECTs, no Fencepost code, and none of the
+ * views the changelogs define for Fencepost's own readers.
  */
 public final class Extractors {
 
@@ -36,9 +37,13 @@ public final class Extractors {
   /** paydb: account, payout, ledger_entry, and audit_event as transitions and guard decisions. */
   public static List<Object> paydb(Connection c) throws SQLException {
     List<Object> out = new ArrayList<>();
+    // An account's balance is its row's plus its balance slots' (paydb 011: a system account's
+    // movements land on slots, its row keeps the base it had before; a customer has no slots).
     query(
         c,
-        "SELECT id, balance_minor, fence FROM account ORDER BY id",
+        "SELECT a.id, a.balance_minor + coalesce((SELECT sum(s.balance_minor)"
+            + " FROM account_balance_slot s WHERE s.account_id = a.id), 0), a.fence"
+            + " FROM account a ORDER BY a.id",
         rs -> out.add(new Account("paydb", rs.getString(1), rs.getLong(2), rs.getLong(3))));
     query(
         c,

@@ -33,6 +33,11 @@ class ExtractorsTest {
   static EmbeddedPostgresExtension paydb =
       EmbeddedPostgresExtension.withChangelog("db/changelog/paydb/db.changelog-master.yaml");
 
+  /** A paydb of its own for the balance slots' test, so the row-for-row test sees only its rows. */
+  @RegisterExtension
+  static EmbeddedPostgresExtension slottedPaydb =
+      EmbeddedPostgresExtension.withChangelog("db/changelog/paydb/db.changelog-master.yaml");
+
   @RegisterExtension
   static EmbeddedPostgresExtension proxydb =
       EmbeddedPostgresExtension.withChangelog("db/changelog/proxydb/db.changelog-master.yaml");
@@ -210,6 +215,61 @@ class ExtractorsTest {
     } finally {
       stub.stop(0);
     }
+  }
+
+  /**
+   * paydb 011 (ADR 0193): a system account's movements land on its balance slots and its row keeps
+   * the base. The balance read is the row's plus the slots', so INV-03 holds for a ledger written
+   * that way, and a drift written into one slot is still a drift.
+   */
+  @Test
+  void aSystemAccountsBalanceIsItsBasePlusItsSlotsAndADriftInASlotIsFound() throws Exception {
+    execute(
+        slottedPaydb,
+        "INSERT INTO account (id, kind, currency) VALUES ('acc-s', 'CUSTOMER', 'EUR')",
+        "INSERT INTO ledger_group (id, kind, actor) VALUES"
+            + " ('00000000-0000-4000-8000-00000000f002', 'FUNDING', 'fixture')",
+        "INSERT INTO ledger_entry (group_id, account_id, counterparty_account_id, signed_amount)"
+            + " VALUES ('00000000-0000-4000-8000-00000000f002', 'acc-s', 'funding-source', 9000),"
+            + " ('00000000-0000-4000-8000-00000000f002', 'funding-source', 'acc-s', -9000)",
+        "UPDATE account SET balance_minor = balance_minor + 9000 WHERE id = 'acc-s'",
+        // Part of funding-source's side in its base (as before 011), the rest in two slots.
+        "UPDATE account SET balance_minor = balance_minor - 4000 WHERE id = 'funding-source'",
+        "UPDATE account_balance_slot SET balance_minor = balance_minor - 3000"
+            + " WHERE account_id = 'funding-source' AND slot = 2",
+        "UPDATE account_balance_slot SET balance_minor = balance_minor - 2000"
+            + " WHERE account_id = 'funding-source' AND slot = 13");
+
+    assertThat(paydbAccounts())
+        .extracting(Account::id, Account::balance)
+        .contains(
+            org.assertj.core.groups.Tuple.tuple("acc-s", 9000L),
+            org.assertj.core.groups.Tuple.tuple("funding-source", -9000L),
+            org.assertj.core.groups.Tuple.tuple("payout-clearing", 0L));
+    assertThat(balanceViolations()).isZero();
+
+    execute(
+        slottedPaydb,
+        "UPDATE account_balance_slot SET balance_minor = balance_minor + 1"
+            + " WHERE account_id = 'payout-clearing' AND slot = 7");
+
+    assertThat(balanceViolations()).isEqualTo(1);
+  }
+
+  private static List<Account> paydbAccounts() throws SQLException {
+    History history = new History();
+    try (Connection c = slottedPaydb.dataSource().getConnection()) {
+      Extractors.paydb(c).forEach(history::add);
+    }
+    return history.accounts;
+  }
+
+  private static long balanceViolations() throws SQLException {
+    History history = new History();
+    try (Connection c = slottedPaydb.dataSource().getConnection()) {
+      Extractors.paydb(c).forEach(history::add);
+    }
+    return new Checker().check(history).safety().get("balance_not_ledger_sum").count();
   }
 
   private static String url(EmbeddedPostgresExtension db) {

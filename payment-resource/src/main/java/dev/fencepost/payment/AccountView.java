@@ -11,7 +11,8 @@ import java.time.Instant;
  * @param id the account
  * @param kind customer or one of the two system accounts
  * @param currency the deployment's single currency
- * @param balanceMinor balance in minor units
+ * @param balanceMinor balance in minor units: for a system account, its row's base plus its balance
+ *     slots (ADR 0193)
  * @param fence highest accepted token, 0 before the first fenced write
  * @param version incremented by every write to the row
  * @param createdAt when it was created

@@ -24,7 +24,10 @@ public final class LedgerAudit {
   /** A ledger group that does not sum to zero or has fewer than two legs. */
   public record UnbalancedGroup(UUID groupId, BigInteger sum, long legs) {}
 
-  /** An account whose cached balance differs from the sum of its entries. */
+  /**
+   * An account whose cached balance (for a system account its base plus its slots) differs from the
+   * sum of its entries.
+   */
   public record BalanceDrift(AccountId accountId, long balanceMinor, BigInteger ledgerSum) {}
 
   /**
@@ -62,13 +65,15 @@ public final class LedgerAudit {
        GROUP BY g.id
       HAVING coalesce(sum(e.signed_amount), 0) <> 0 OR count(e.id) < 2""";
 
+  // The whole balance (base plus a system account's slots, ADR 0193) against the entries, in one
+  // statement: a posting commits its slot and its entries together, so one snapshot sees both.
   private static final String BALANCE_DRIFTS =
       """
-      SELECT a.id, a.balance_minor, coalesce(s.total, 0) AS total
-        FROM account a
+      SELECT b.account_id AS id, b.balance_minor, coalesce(s.total, 0) AS total
+        FROM account_balance b
         LEFT JOIN (SELECT account_id, sum(signed_amount) AS total
-                     FROM ledger_entry GROUP BY account_id) s ON s.account_id = a.id
-       WHERE a.balance_minor <> coalesce(s.total, 0)""";
+                     FROM ledger_entry GROUP BY account_id) s ON s.account_id = b.account_id
+       WHERE b.balance_minor <> coalesce(s.total, 0)""";
 
   private static final String POSTING_MISMATCHES =
       """
@@ -101,7 +106,7 @@ public final class LedgerAudit {
                         rs.getLong("legs")))
             .list(),
         count(BALANCE_DRIFTS),
-        jdbc.sql(BALANCE_DRIFTS + " ORDER BY a.id LIMIT :limit")
+        jdbc.sql(BALANCE_DRIFTS + " ORDER BY b.account_id LIMIT :limit")
             .param("limit", page)
             .query(
                 (rs, row) ->

@@ -5,6 +5,7 @@ import dev.fencepost.lock.FencingToken;
 import dev.fencepost.payment.impl.AccountFence;
 import dev.fencepost.payment.impl.Accounts;
 import dev.fencepost.payment.impl.AuditLog;
+import dev.fencepost.payment.impl.BalanceSlots;
 import dev.fencepost.payment.impl.Ledger;
 import dev.fencepost.payment.impl.PaymentSignals;
 import dev.fencepost.payment.impl.PayoutEngine;
@@ -58,8 +59,8 @@ public final class PaymentResource {
   }
 
   /**
-   * @throws IllegalStateException when paydb lacks its system accounts or was created in another
-   *     currency than {@code options.currency()}
+   * @throws IllegalStateException when paydb lacks its system accounts or one of their balance
+   *     slots, or was created in another currency than {@code options.currency()}
    */
   public PaymentResource(
       DataSource dataSource, MeterRegistry meterRegistry, PaymentResourceOptions options) {
@@ -68,7 +69,7 @@ public final class PaymentResource {
     this.signals = new PaymentSignals(Checks.present(meterRegistry, "a MeterRegistry"));
     this.payouts = new Payouts(jdbc);
     this.accounts = new Accounts(jdbc);
-    requireSystemAccounts(accounts, options.currency());
+    requireSystemAccounts(accounts, new BalanceSlots(jdbc), options.currency());
     this.engine =
         new PayoutEngine(
             new Transactions(dataSource),
@@ -267,7 +268,8 @@ public final class PaymentResource {
     }
   }
 
-  private static void requireSystemAccounts(Accounts accounts, String currency) {
+  private static void requireSystemAccounts(
+      Accounts accounts, BalanceSlots slots, String currency) {
     Map<AccountId, String> found =
         accounts.systemAccounts().stream()
             .collect(Collectors.toMap(AccountView::id, AccountView::currency));
@@ -285,6 +287,18 @@ public final class PaymentResource {
                 + stored
                 + " (Liquibase property paydb.currency) but the resource is configured for "
                 + currency);
+      }
+      // Found now rather than by the postings that land on a missing slot and roll back.
+      int missing = slots.missing(system);
+      if (missing > 0) {
+        throw new IllegalStateException(
+            "paydb lacks "
+                + missing
+                + " of the "
+                + BalanceSlots.COUNT
+                + " balance slots of "
+                + system
+                + " (ADR 0193): apply db/changelog/paydb/db.changelog-master.yaml first");
       }
     }
   }

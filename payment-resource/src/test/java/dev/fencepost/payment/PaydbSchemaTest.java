@@ -3,6 +3,7 @@ package dev.fencepost.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencepost.payment.impl.BalanceSlots;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
@@ -48,6 +49,47 @@ class PaydbSchemaTest {
                 .list())
         .containsExactlyInAnyOrder(
             "payout-clearing:PAYOUT_CLEARING:EUR", "funding-source:FUNDING_SOURCE:EUR");
+  }
+
+  @Test
+  void eachSystemAccountHasItsSixteenBalanceSlotsAndNoCustomerAccountHasAny() {
+    assertThat(
+            paydb
+                .jdbc()
+                .sql(
+                    "SELECT account_id || ':' || min(slot) || '-' || max(slot) || ':' || count(*)"
+                        + " FROM account_balance_slot GROUP BY account_id ORDER BY account_id")
+                .query(String.class)
+                .list())
+        .containsExactly("funding-source:0-15:16", "payout-clearing:0-15:16");
+    assertThat(BalanceSlots.COUNT).isEqualTo(16);
+    assertRefused(
+        "INSERT INTO account_balance_slot (account_id, slot) VALUES ('payout-clearing', 16)",
+        "account_balance_slot_slot_check");
+  }
+
+  @Test
+  void balanceSlotsAreNeverDeletedOrMovedToAnotherAccountOrSlot() {
+    String slot = " WHERE account_id = 'payout-clearing' AND slot = 0";
+    var before = paydb.snapshot();
+    assertRefused("DELETE FROM account_balance_slot" + slot, "append-only");
+    assertRefused("TRUNCATE account_balance_slot", "append-only");
+    assertRefused("UPDATE account_balance_slot SET slot = 15" + slot, "immutable");
+    assertRefused(
+        "UPDATE account_balance_slot SET account_id = 'funding-source', slot = 15"
+            + " WHERE account_id = 'payout-clearing' AND slot = 14",
+        "immutable");
+    assertThat(paydb.snapshot()).isEqualTo(before);
+    // Negative controls: the triggers, not something else, are what refuse the change.
+    assertGoesThroughWithTriggerDisabled(
+        "account_balance_slot",
+        "account_balance_slot_never_deleted",
+        "DELETE FROM account_balance_slot" + slot);
+    assertGoesThroughWithTriggerDisabled(
+        "account_balance_slot",
+        "account_balance_slot_guard",
+        "UPDATE account_balance_slot SET account_id = '" + account + "'" + slot);
+    assertThat(paydb.snapshot()).isEqualTo(before);
   }
 
   @Test

@@ -59,7 +59,13 @@ final class Scenarios {
   }
 
   Payout payoutIn(PayoutState state, AccountId account) {
-    PayoutId id = pending(account, AMOUNT).id();
+    return payoutIn(state, account, PayoutId.random());
+  }
+
+  /** The same under an id of the caller's (one whose posting lands on a chosen balance slot). */
+  Payout payoutIn(PayoutState state, AccountId account, PayoutId payoutId) {
+    PayoutId id =
+        intake.createPendingPayout(payoutId, account, AMOUNT, "EUR", "bene-" + SEQUENCE.get()).id();
     FencingToken t = SETUP_TOKEN;
     Actor w = SETUP_WORKER;
     switch (state) {

@@ -217,9 +217,10 @@ class GameDaysReconciliationIT extends GameDays {
       String byHand =
           day.runbook()
               .requireSays(
-                  "SELECT a.id, a.balance_minor, coalesce(sum(e.signed_amount), 0) AS ledger_sum"
-                      + " FROM account a LEFT JOIN ledger_entry e ON e.account_id = a.id WHERE"
-                      + " a.id = '<accountId>' GROUP BY a.id, a.balance_minor;");
+                  "SELECT b.account_id, b.base_minor, b.slots_minor, b.balance_minor,"
+                      + " (SELECT coalesce(sum(e.signed_amount), 0) FROM ledger_entry e"
+                      + " WHERE e.account_id = b.account_id) AS ledger_sum"
+                      + " FROM account_balance b WHERE b.account_id = '<accountId>';");
       Map<String, Object> drift =
           Sql.rows(run.paydb(), byHand.replace("<accountId>", account)).get(0);
       long balance = ((Number) drift.get("balance_minor")).longValue();
@@ -239,7 +240,9 @@ class GameDaysReconciliationIT extends GameDays {
           day.runbook()
               .requireSays(
                   "UPDATE account SET balance_minor = (SELECT coalesce(sum(signed_amount), 0) FROM"
-                      + " ledger_entry WHERE account_id = '<accountId>') WHERE id = '<accountId>';");
+                      + " ledger_entry WHERE account_id = '<accountId>') - (SELECT"
+                      + " coalesce(sum(balance_minor), 0) FROM account_balance_slot WHERE"
+                      + " account_id = '<accountId>') WHERE id = '<accountId>';");
       int corrected = Sql.updateAsOwner(run.paydb(), correction.replace("<accountId>", account));
       assertThat(corrected).isEqualTo(1);
       day.step(

@@ -52,6 +52,7 @@ class RuntimeRolePrivilegesTest {
         Arguments.of("paydb", "reconciliation_issue_event", "reason"),
         Arguments.of("paydb", "account", "id"),
         Arguments.of("paydb", "payout", "amount_minor"),
+        Arguments.of("paydb", "account_balance_slot", "slot"),
         Arguments.of("proxydb", "rail_submission", "amount_minor"),
         Arguments.of("proxydb", "unguarded_submission", "amount_minor"),
         Arguments.of("proxydb", "submission_rejection", "reason"),
@@ -156,6 +157,32 @@ class RuntimeRolePrivilegesTest {
       assertPermissionDenied(runtime, "SET ROLE fencepost_high_water_repair");
       assertPermissionDenied(
           runtime, "SELECT repair_high_water('acc-roles', 12, 3, 'someone', 'because', '{}')");
+    }
+  }
+
+  /**
+   * ADR 0193: a posting adds to a system account's balance slot, and that is all the runtime role
+   * does with slots; they are created by the changelog only, and only their balance moves.
+   */
+  @Test
+  void theRuntimeRoleMovesABalanceSlotsBalanceButCannotAddOrRemoveASlot() throws SQLException {
+    try (Connection runtime = runtime("paydb")) {
+      String slot = " WHERE account_id = 'payout-clearing' AND slot = 4";
+      execute(runtime, "UPDATE account_balance_slot SET balance_minor = balance_minor + 5" + slot);
+      assertThat(single(runtime, "SELECT balance_minor FROM account_balance_slot" + slot))
+          .isEqualTo("5");
+      assertThat(
+              single(
+                  runtime,
+                  "SELECT slots_minor FROM account_balance WHERE account_id = 'payout-clearing'"))
+          .isEqualTo("5");
+      execute(runtime, "UPDATE account_balance_slot SET balance_minor = balance_minor - 5" + slot);
+      assertPermissionDenied(
+          runtime,
+          "INSERT INTO account_balance_slot (account_id, slot) VALUES ('payout-clearing', 15)");
+      assertPermissionDenied(runtime, "DELETE FROM account_balance_slot" + slot);
+      assertPermissionDenied(
+          runtime, "UPDATE account_balance_slot SET account_id = 'funding-source'" + slot);
     }
   }
 

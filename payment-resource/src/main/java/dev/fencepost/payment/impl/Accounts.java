@@ -9,7 +9,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * Plain SQL over {@code account}. The fence column is written only by {@link AccountFence}; the
- * balance only by {@link Ledger}.
+ * balance only by {@link Ledger}. Balances are read from view {@code account_balance}, which adds a
+ * system account's {@link BalanceSlots} to its row's base.
  */
 public final class Accounts {
 
@@ -30,26 +31,39 @@ public final class Accounts {
     return select(id, "");
   }
 
-  /** Reads the account and holds its row lock until the transaction ends. */
+  /**
+   * Reads the account and holds its row lock until the transaction ends. A system account's slots
+   * are not locked: its balance may move meanwhile.
+   */
   public Optional<AccountView> lock(AccountId id) {
-    return select(id, " FOR UPDATE");
+    return select(id, " FOR UPDATE OF a");
   }
 
   private Optional<AccountView> select(AccountId id, String lockClause) {
-    return jdbc.sql("SELECT " + Rows.ACCOUNT_COLUMNS + " FROM account WHERE id = :id" + lockClause)
+    return jdbc.sql(
+            "SELECT "
+                + Rows.ACCOUNT_COLUMNS
+                + " FROM "
+                + Rows.ACCOUNT_FROM
+                + " WHERE a.id = :id"
+                + lockClause)
         .param("id", id.value())
         .query(Rows.ACCOUNT)
         .optional();
   }
 
-  /** The per-account half of INV-03, read in one statement; empty when the account is unknown. */
+  /**
+   * The per-account half of INV-03, read in one statement, so from one snapshot: a system account's
+   * slots and its entries are committed together, whatever postings run meanwhile. Empty when the
+   * account is unknown.
+   */
   public Optional<BalanceAndEntries> balanceAndEntries(AccountId id) {
     return jdbc.sql(
             """
-            SELECT a.balance_minor,
+            SELECT b.balance_minor,
                    (SELECT coalesce(sum(e.signed_amount), 0)
-                      FROM ledger_entry e WHERE e.account_id = a.id)
-              FROM account a WHERE a.id = :account""")
+                      FROM ledger_entry e WHERE e.account_id = b.account_id)
+              FROM account_balance b WHERE b.account_id = :account""")
         .param("account", id.value())
         .query((rs, row) -> new BalanceAndEntries(rs.getBigDecimal(1), rs.getBigDecimal(2)))
         .optional();
@@ -67,7 +81,9 @@ public final class Accounts {
     return jdbc.sql(
             "SELECT "
                 + Rows.ACCOUNT_COLUMNS
-                + " FROM account WHERE kind IN ('PAYOUT_CLEARING', 'FUNDING_SOURCE') ORDER BY id")
+                + " FROM "
+                + Rows.ACCOUNT_FROM
+                + " WHERE a.kind IN ('PAYOUT_CLEARING', 'FUNDING_SOURCE') ORDER BY a.id")
         .query(Rows.ACCOUNT)
         .list();
   }

@@ -18,16 +18,23 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * dev.fencepost.payment.LedgerAudit} checks every group and every account for the reconciler. The
  * clearing and funding-source balances are not re-summed here: they have an entry per movement of
  * every account, so summing them per posting would grow without bound; the reconciler does it.
+ *
+ * <p>The system account's side goes to one of its {@link BalanceSlots} (ADR 0193), as the last
+ * statement here: every other posting and funding of the platform may need that row, so it is
+ * locked as late as the movement allows, and the customer's side and the assertions, which wait for
+ * nobody else, come before it.
  */
 public final class Ledger {
 
   private final JdbcClient jdbc;
   private final Accounts accounts;
+  private final BalanceSlots slots;
   private final PaymentSignals signals;
 
   public Ledger(JdbcClient jdbc, PaymentSignals signals) {
     this.jdbc = jdbc;
     this.accounts = new Accounts(jdbc);
+    this.slots = new BalanceSlots(jdbc);
     this.signals = signals;
   }
 
@@ -48,8 +55,8 @@ public final class Ledger {
     leg(group, payout.accountId(), AccountId.PAYOUT_CLEARING, -amount, payout, tokenValue);
     leg(group, AccountId.PAYOUT_CLEARING, payout.accountId(), amount, payout, tokenValue);
     addToBalance(payout.accountId(), -amount);
-    addToBalance(AccountId.PAYOUT_CLEARING, amount);
     assertBalanced(group, payout.accountId());
+    addToSlot(AccountId.PAYOUT_CLEARING, BalanceSlots.ofPayout(payout.id()), amount);
     return group;
   }
 
@@ -62,9 +69,9 @@ public final class Ledger {
         .update();
     leg(group, AccountId.FUNDING_SOURCE, account, -amountMinor, null, null);
     leg(group, account, AccountId.FUNDING_SOURCE, amountMinor, null, null);
-    addToBalance(AccountId.FUNDING_SOURCE, -amountMinor);
     addToBalance(account, amountMinor);
     assertBalanced(group, account);
+    addToSlot(AccountId.FUNDING_SOURCE, BalanceSlots.ofFundedAccount(account), -amountMinor);
     return group;
   }
 
@@ -89,6 +96,16 @@ public final class Ledger {
         .update();
   }
 
+  private void addToSlot(AccountId systemAccount, int slot, long signedAmount) {
+    try {
+      slots.add(systemAccount, slot, signedAmount);
+    } catch (LedgerImbalanceException e) {
+      signals.ledgerAssertionFailed("account_balance", systemAccount.value(), e.getMessage());
+      throw e;
+    }
+  }
+
+  /** A customer account's balance, on the row its fence already holds. */
   private void addToBalance(AccountId account, long signedAmount) {
     jdbc.sql(
             """

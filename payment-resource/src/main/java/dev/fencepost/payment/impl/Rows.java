@@ -20,8 +20,16 @@ final class Rows {
           + " claimed_by, token_stamp, failure_reason, rail_reference, version, created_at,"
           + " claimed_at, submitted_at, settled_at, finished_at, updated_at";
 
+  /**
+   * An account's columns over {@link #ACCOUNT_FROM}: its balance is the whole balance, base plus
+   * slots (ADR 0193), never the account row's own column, which for a system account is only the
+   * base.
+   */
   static final String ACCOUNT_COLUMNS =
-      "id, kind, currency, balance_minor, fence, version, created_at, updated_at";
+      "a.id, a.kind, a.currency, b.balance_minor, a.fence, a.version, a.created_at, a.updated_at";
+
+  /** The account as {@code a}, its whole balance as {@code b}. */
+  static final String ACCOUNT_FROM = "account a JOIN account_balance b ON b.account_id = a.id";
 
   static final RowMapper<Payout> PAYOUT =
       (rs, row) ->

@@ -8,7 +8,8 @@
  *       ask {@link dev.fencepost.payment.PayoutTransitions}, side effect, conditional update,
  *       audit.
  *   <li>{@link dev.fencepost.payment.impl.Ledger}: balanced groups, balances, and the assertions
- *       inside the writing transaction (INV-03).
+ *       inside the writing transaction (INV-03); {@link dev.fencepost.payment.impl.BalanceSlots}:
+ *       the system accounts' side of a movement, on one of their slot rows (ADR 0193).
  *   <li>{@link dev.fencepost.payment.impl.Accounts}, {@link dev.fencepost.payment.impl.Payouts},
  *       {@link dev.fencepost.payment.impl.AuditLog}: plain SQL over paydb.
  *   <li>{@link dev.fencepost.payment.impl.PaymentSignals}: every structured event and counter, so
