@@ -2,7 +2,6 @@ package dev.fencepost.localstack;
 
 import dev.fencepost.launcher.LocalPlatform;
 import dev.fencepost.launcher.etcd.EtcdMember;
-import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.launcher.process.ProcessCpu;
@@ -14,7 +13,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -215,12 +213,7 @@ final class CostMeter {
    */
   private Map<String, Costs.Statement> statements(Map<String, PostgresDatabase> databases) {
     Map<String, Costs.Statement> byId = new LinkedHashMap<>();
-    var server = platform.postgres();
-    try (Connection c =
-            DriverManager.getConnection(
-                server.jdbcUrl("postgres"),
-                EmbeddedPostgresServer.USER,
-                EmbeddedPostgresServer.PASSWORD);
+    try (Connection c = platform.postgres().adminConnection();
         Statement s = c.createStatement()) {
       try (ResultSet rs = s.executeQuery("SHOW shared_preload_libraries")) {
         if (!rs.next() || !rs.getString(1).contains("pg_stat_statements")) {

@@ -182,11 +182,7 @@ public interface RestoreTarget extends AutoCloseable {
     }
 
     private void admin(String sql) {
-      try (Connection c =
-              DriverManager.getConnection(
-                  server.jdbcUrl("postgres"),
-                  EmbeddedPostgresServer.USER,
-                  EmbeddedPostgresServer.PASSWORD);
+      try (Connection c = server.adminConnection();
           Statement s = c.createStatement()) {
         s.execute(sql);
       } catch (SQLException e) {

@@ -351,6 +351,14 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   }
 
   /**
+   * A new connection to the server's {@code postgres} database as its superuser, for what only the
+   * superuser may do (roles, databases, extensions, server statistics); the caller closes it.
+   */
+  public Connection adminConnection() throws SQLException {
+    return java.sql.DriverManager.getConnection(jdbcUrl("postgres"), USER, PASSWORD);
+  }
+
+  /**
    * The running postmaster's PID, from its {@code postmaster.pid}: the root of the server's process
    * tree (its backends and auxiliary processes are its children).
    */
@@ -411,7 +419,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         new PostgresDatabase.Credentials(name + "_owner", generatedPassword());
     PostgresDatabase.Credentials runtime =
         new PostgresDatabase.Credentials(name + "_app", generatedPassword());
-    try (Connection c = java.sql.DriverManager.getConnection(jdbcUrl("postgres"), USER, PASSWORD);
+    try (Connection c = adminConnection();
         Statement s = c.createStatement()) {
       s.execute("CREATE ROLE " + owner.username() + " LOGIN PASSWORD '" + owner.password() + "'");
       s.execute(
@@ -453,7 +461,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
             + ProcessHandle.current().pid();
     PostgresDatabase.Credentials reader =
         new PostgresDatabase.Credentials(name, generatedPassword());
-    try (Connection c = java.sql.DriverManager.getConnection(jdbcUrl("postgres"), USER, PASSWORD);
+    try (Connection c = adminConnection();
         Statement s = c.createStatement()) {
       s.execute("CREATE ROLE " + name + " LOGIN PASSWORD '" + reader.password() + "'");
       s.execute("GRANT pg_read_all_data TO " + name);
