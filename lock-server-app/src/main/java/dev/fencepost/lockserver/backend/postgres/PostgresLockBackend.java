@@ -45,7 +45,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  *       claiming {@code INSERT ... SELECT ... FROM lock_session WHERE expires_at > now()}, which
  *       the foreign key takes anyway: it does not conflict with keepalives, and a DELETE of the
  *       session (takeover or close) either waits for the acquire or makes its claim find no session
- *       (ADR 0194).
+ *       (ADR 0194). Renew extends the session only through the keepalive statement.
  *   <li>Tokens (INV-04, ADR 0001): {@code nextval('lock_token_seq')}, a NO CYCLE sequence, drawn
  *       only after the acquiring transaction owns the key's row, and returned only after it
  *       committed (the acquire is one autocommit statement, {@code lock_acquire}, whose row the
@@ -271,33 +271,44 @@ public final class PostgresLockBackend implements LockBackend {
     };
   }
 
+  /**
+   * Extends the session through the keepalive statement (shared with other keepalives and renews,
+   * ADR 0188), then confirms the grant with a read taken after that extension: the answer (this
+   * grant, its session alive until this expiry) is true at the instant of that read. No statement
+   * of its own writes the session row, so a renew never queues behind the session's acquires, nor
+   * they behind it (ADR 0194). The extension is a keepalive of the caller's own session, which it
+   * may ask for on its own anyway; a renew that then fails has extended a live session, nothing
+   * more.
+   */
   @Override
   public LockGrant renew(LockKey key, SessionId sessionId, FencingToken token) {
     Optional<UUID> session = parse(sessionId);
-    Optional<EntryRow> renewed =
-        session.flatMap(
-            id ->
-                call(
-                    () ->
-                        jdbc.sql(
-                                """
-                                UPDATE lock_session s
-                                   SET expires_at = now() + s.ttl_millis * interval '1 millisecond',
-                                       last_heartbeat_at = now()
-                                  FROM lock_entry e
-                                 WHERE s.id = :sid AND s.expires_at > now()
-                                   AND e.lock_key = :key AND e.session_id = s.id AND e.token = :token
-                                RETURNING e.session_id, e.owner, e.token, e.acquired_at,
-                                          s.expires_at, 0::bigint AS expires_in
-                                """)
-                            .param("sid", id)
-                            .param("key", key.value())
-                            .param("token", token.value())
-                            .query(PostgresLockBackend::entryRow)
-                            .optional()));
-    return renewed
+    if (session.isEmpty()) {
+      throw lost(key, null, token);
+    }
+    UUID id = session.get();
+    if (keepAlives.keepAlive(id).isEmpty()) {
+      throw lost(key, id, token);
+    }
+    Optional<EntryRow> confirmed =
+        call(
+            () ->
+                jdbc.sql(
+                        """
+                        SELECT e.session_id, e.owner, e.token, e.acquired_at, s.expires_at,
+                               0::bigint AS expires_in
+                          FROM lock_entry e JOIN lock_session s ON s.id = e.session_id
+                         WHERE e.lock_key = :key AND e.session_id = :sid AND e.token = :token
+                           AND s.expires_at > now()
+                        """)
+                    .param("sid", id)
+                    .param("key", key.value())
+                    .param("token", token.value())
+                    .query(PostgresLockBackend::entryRow)
+                    .optional());
+    return confirmed
         .map(row -> row.toGrant(key, sessionId))
-        .orElseThrow(() -> lost(key, session.orElse(null), token));
+        .orElseThrow(() -> lost(key, id, token));
   }
 
   /**
