@@ -64,8 +64,19 @@ BEGIN
       RETURN;
     END IF;
     -- Takeover (ADR 0004): the expired holder's session goes, and with it (ON DELETE CASCADE) every
-    -- key it held; each of those grants gets its EXPIRED event. This DELETE and a keepalive of that
-    -- session lock the same row, so exactly one of them wins.
+    -- key it held; each of those grants gets its EXPIRED event. Its row is locked first, in a
+    -- statement of its own: this and a keepalive of that session lock the same row, so exactly one
+    -- of them wins; and an acquire of that session still in flight (its claim holds the row's key
+    -- share) is waited for here, so the next statement, with a snapshot taken after the wait, sees
+    -- the key it claimed among the ones the cascade deletes. In one statement, that key went
+    -- without its EXPIRED event (ADR 0194).
+    PERFORM 1 FROM lock_session WHERE id = v_holder AND expires_at <= now() FOR UPDATE;
+    IF NOT FOUND THEN
+      outcome := 'HELD';
+      r_expires_in := v_expires_in;
+      RETURN NEXT;
+      RETURN;
+    END IF;
     WITH dead AS (
       DELETE FROM lock_session WHERE id = v_holder AND expires_at <= now()
       RETURNING id
@@ -76,12 +87,6 @@ BEGIN
       RETURNING lock_key
     )
     SELECT array_agg(lock_key) INTO v_expired FROM events;
-    IF v_expired IS NULL THEN
-      outcome := 'HELD';
-      r_expires_in := v_expires_in;
-      RETURN NEXT;
-      RETURN;
-    END IF;
     -- Waiters of the other keys the dead session held (this key's waiters lose to this acquire).
     PERFORM pg_notify('fencepost_lock_freed', k) FROM unnest(v_expired) AS k WHERE k <> p_key;
   END IF;
