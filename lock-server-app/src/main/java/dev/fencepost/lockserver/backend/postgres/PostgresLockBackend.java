@@ -272,13 +272,12 @@ public final class PostgresLockBackend implements LockBackend {
   }
 
   /**
-   * Extends the session through the keepalive statement (shared with other keepalives and renews,
-   * ADR 0188), then confirms the grant with a read taken after that extension: the answer (this
-   * grant, its session alive until this expiry) is true at the instant of that read. No statement
-   * of its own writes the session row, so a renew never queues behind the session's acquires, nor
-   * they behind it (ADR 0194). The extension is a keepalive of the caller's own session, which it
-   * may ask for on its own anyway; a renew that then fails has extended a live session, nothing
-   * more.
+   * Renew without a statement of its own that writes the session row, so that it never queues
+   * behind the session's acquires, nor they behind it (ADR 0194): a read confirms the grant, so
+   * that a renew of a grant that is not the caller's writes nothing (ADR 0170); the keepalive
+   * statement (shared with keepalives and other renews, ADR 0188) extends the session, never a dead
+   * one; and a second read, after that extension, confirms the grant again and gives the answer,
+   * true at the instant of that read.
    */
   @Override
   public LockGrant renew(LockKey key, SessionId sessionId, FencingToken token) {
@@ -287,28 +286,31 @@ public final class PostgresLockBackend implements LockBackend {
       throw lost(key, null, token);
     }
     UUID id = session.get();
-    if (keepAlives.keepAlive(id).isEmpty()) {
+    if (currentGrant(key, id, token).isEmpty() || keepAlives.keepAlive(id).isEmpty()) {
       throw lost(key, id, token);
     }
-    Optional<EntryRow> confirmed =
-        call(
-            () ->
-                jdbc.sql(
-                        """
-                        SELECT e.session_id, e.owner, e.token, e.acquired_at, s.expires_at,
-                               0::bigint AS expires_in
-                          FROM lock_entry e JOIN lock_session s ON s.id = e.session_id
-                         WHERE e.lock_key = :key AND e.session_id = :sid AND e.token = :token
-                           AND s.expires_at > now()
-                        """)
-                    .param("sid", id)
-                    .param("key", key.value())
-                    .param("token", token.value())
-                    .query(PostgresLockBackend::entryRow)
-                    .optional());
-    return confirmed
+    return currentGrant(key, id, token)
         .map(row -> row.toGrant(key, sessionId))
         .orElseThrow(() -> lost(key, id, token));
+  }
+
+  /** (key, session, token) if it is the key's grant and its session is alive, read without lock. */
+  private Optional<EntryRow> currentGrant(LockKey key, UUID session, FencingToken token) {
+    return call(
+        () ->
+            jdbc.sql(
+                    """
+                    SELECT e.session_id, e.owner, e.token, e.acquired_at, s.expires_at,
+                           0::bigint AS expires_in
+                      FROM lock_entry e JOIN lock_session s ON s.id = e.session_id
+                     WHERE e.lock_key = :key AND e.session_id = :sid AND e.token = :token
+                       AND s.expires_at > now()
+                    """)
+                .param("sid", session)
+                .param("key", key.value())
+                .param("token", token.value())
+                .query(PostgresLockBackend::entryRow)
+                .optional());
   }
 
   /**

@@ -213,17 +213,23 @@ class PostgresKeepAliveBatchingTest {
   }
 
   @Test
-  void aRenewOfAGrantNoLongerHeldIsRefusedAfterItsKeepaliveAndOfADeadSessionIsNotRevived() {
+  void aRenewOfAGrantNoLongerHeldWritesNothingAndOneOfADeadSessionDoesNotReviveIt() {
     PostgresLockBackend backend = lockdb.backend();
     SessionId worker = backend.createSession("worker", Duration.ofSeconds(30)).sessionId();
     LockGrant released =
         backend.acquire(LockKey.of("renewed:" + UUID.randomUUID()), worker, Duration.ZERO);
     backend.release(released.key(), worker, released.token());
+    String sessionBefore = sessionRow(worker);
+    long statementsBefore = backend.keepAliveBatcher().statements();
 
     assertThatThrownBy(() -> backend.renew(released.key(), worker, released.token()))
         .isInstanceOfSatisfying(
             LockLostException.class,
             e -> assertThat(e.reason()).isEqualTo(LockLostException.Reason.NOT_HELD));
+    // Refused before its keepalive: the session is not extended by someone else's grant (ADR
+    // 0170's bad input writes nothing).
+    assertThat(sessionRow(worker)).isEqualTo(sessionBefore);
+    assertThat(backend.keepAliveBatcher().statements()).isEqualTo(statementsBefore);
 
     SessionId dead = backend.createSession("dead", Duration.ofSeconds(30)).sessionId();
     LockGrant ofDead =
@@ -278,6 +284,14 @@ class PostgresKeepAliveBatchingTest {
 
     assertThat(backend.keepAliveBatcher().statements() - before).isEqualTo(1);
     assertThat(info.expiresAt()).isAfterOrEqualTo(dbNowBefore.plus(Duration.ofSeconds(20)));
+  }
+
+  private static String sessionRow(SessionId session) {
+    return jdbc.sql(
+            "SELECT expires_at || ' ' || last_heartbeat_at FROM lock_session WHERE id = :id")
+        .param("id", UUID.fromString(session.value()))
+        .query(String.class)
+        .single();
   }
 
   private static Map<UUID, Timestamp> lastHeartbeats() {
