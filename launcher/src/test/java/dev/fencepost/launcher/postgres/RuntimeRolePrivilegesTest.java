@@ -124,6 +124,27 @@ class RuntimeRolePrivilegesTest {
   }
 
   @Test
+  void theLockServerAcquiresThroughLockAcquireWhichRunsWithTheRuntimeRolesOwnGrants()
+      throws SQLException {
+    // ADR 0194: the runtime role may call it; it is not SECURITY DEFINER, so it can do nothing
+    // the role could not do statement by statement; and no other role may call it.
+    try (Connection runtime = runtime("lockdb")) {
+      assertThat(
+              single(
+                  runtime,
+                  "SELECT outcome FROM lock_acquire('roles:k', '00000000-0000-0000-0000-000000000000')"))
+          .isEqualTo("NO_SESSION");
+      assertThat(single(runtime, "SELECT prosecdef FROM pg_proc WHERE proname = 'lock_acquire'"))
+          .isEqualTo("f");
+      assertThat(
+              single(
+                  runtime,
+                  "SELECT has_function_privilege('public', 'lock_acquire(text, uuid)', 'EXECUTE')"))
+          .isEqualTo("f");
+    }
+  }
+
+  @Test
   void theProxyRecordsAnOutcomeOnceAndAdvancesTheHighWaterButNeverLowersIt() throws SQLException {
     try (Connection runtime = runtime("proxydb")) {
       String id =

@@ -18,14 +18,15 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * Coalesces session keepalives into one {@code UPDATE ... WHERE id = ANY(...)} (group commit, ADRs
- * 0094 and 0188). The keepalive that starts a statement (the leader) first waits a short gather
- * window for others to join it, because heartbeats from many workers arrive spread out in time, not
- * together: without the window almost every one found no statement in flight and paid its own
- * commit (measured: 0.98 commits per keepalive at 10,000 sessions). Keepalives that arrive while a
- * statement runs or a leader gathers queue up and share the next statement. Each session is still
- * extended by PostgreSQL's clock in that one statement, under the same {@code expires_at > now()}
- * condition as a single keepalive, so a dead session is never revived and its caller still gets
- * "not found"; the window only delays the answer, by at most its length.
+ * 0094 and 0188); a renew extends its session through it too (ADR 0194). The keepalive that starts
+ * a statement (the leader) first waits a short gather window for others to join it, because
+ * heartbeats from many workers arrive spread out in time, not together: without the window almost
+ * every one found no statement in flight and paid its own commit (measured: 0.98 commits per
+ * keepalive at 10,000 sessions). Keepalives that arrive while a statement runs or a leader gathers
+ * queue up and share the next statement. Each session is still extended by PostgreSQL's clock in
+ * that one statement, under the same {@code expires_at > now()} condition as a single keepalive, so
+ * a dead session is never revived and its caller still gets "not found"; the window only delays the
+ * answer, by at most its length.
  *
  * <p>No thread of its own and no timer: the leader gathers, runs its statement and then the batches
  * queued meanwhile, until its own answer is in; every other caller waits for its own answer.
@@ -44,6 +45,21 @@ final class KeepAliveBatcher {
    * still coalescing everything that queues behind them.
    */
   static final int MAX_CONCURRENT_STATEMENTS = 4;
+
+  /**
+   * The one statement that extends sessions, keepalives' and renews' alike (ADR 0194): each live
+   * session of {@code :ids} (a {@code uuid[]} literal) by its own TTL from PostgreSQL's {@code
+   * now()}. A session that has expired is not revived. Package-private for the tests that race it
+   * against a takeover.
+   */
+  static final String EXTEND =
+      """
+      UPDATE lock_session
+         SET expires_at = now() + ttl_millis * interval '1 millisecond',
+             last_heartbeat_at = now()
+       WHERE id = ANY(CAST(:ids AS uuid[])) AND expires_at > now()
+      RETURNING id, owner, ttl_millis, expires_at
+      """;
 
   /** One session's answer: its owner, TTL and new expiry by PostgreSQL's clock. */
   record Extended(String owner, Duration ttl, Instant expiresAt) {}
@@ -253,14 +269,7 @@ final class KeepAliveBatcher {
         Map<UUID, Extended> out = new HashMap<>();
         // Autocommit, one statement: each row is locked only for its own update, in the same way
         // as a single keepalive, so a racing takeover sees either the extended or the expired row.
-        jdbc.sql(
-                """
-                UPDATE lock_session
-                   SET expires_at = now() + ttl_millis * interval '1 millisecond',
-                       last_heartbeat_at = now()
-                 WHERE id = ANY(CAST(:ids AS uuid[])) AND expires_at > now()
-                RETURNING id, owner, ttl_millis, expires_at
-                """)
+        jdbc.sql(EXTEND)
             .param("ids", array)
             .query(
                 rs -> {

@@ -41,10 +41,15 @@ import org.springframework.transaction.support.TransactionTemplate;
  *       now()}) in the acquiring transaction. That delete and a racing keepalive ({@code UPDATE ...
  *       WHERE expires_at > now()}) lock the same session row, so exactly one of them wins: either
  *       the session was extended and the key stays held, or the session is gone and its keepalive
- *       fails.
+ *       fails. An acquire takes no lock on its own session row beyond the key-share lock of its
+ *       claiming {@code INSERT ... SELECT ... FROM lock_session WHERE expires_at > now()}, which
+ *       the foreign key takes anyway: it does not conflict with keepalives, and a DELETE of the
+ *       session (takeover or close) either waits for the acquire or makes its claim find no session
+ *       (ADR 0194). Renew extends the session only through the keepalive statement.
  *   <li>Tokens (INV-04, ADR 0001): {@code nextval('lock_token_seq')}, a NO CYCLE sequence, drawn
  *       only after the acquiring transaction owns the key's row, and returned only after it
- *       committed.
+ *       committed (the acquire is one autocommit statement, {@code lock_acquire}, whose row the
+ *       driver hands over only once the commit is done).
  *   <li>Expiry (ADR 0004): only ever {@code expires_at} compared with {@code now()} inside SQL.
  * </ul>
  */
@@ -219,7 +224,7 @@ public final class PostgresLockBackend implements LockBackend {
   private Attempt attemptAcquire(LockKey key, SessionId sessionId, UUID session) {
     for (int i = 1; ; i++) {
       try {
-        return call(() -> tx.execute(status -> acquireOnce(key, sessionId, session)));
+        return call(() -> acquireOnce(key, sessionId, session));
       } catch (PessimisticLockingFailureException e) {
         // A deadlock between two takeovers; the loser retries. Bounded.
         if (i >= MAX_ATTEMPTS) {
@@ -229,107 +234,83 @@ public final class PostgresLockBackend implements LockBackend {
     }
   }
 
+  /**
+   * One attempt in one statement, {@code lock_acquire} (lockdb-004, ADR 0194), in autocommit: its
+   * own transaction, committed before the driver hands its row over, so a token is returned only
+   * after COMMIT. The function keeps the old steps and their order: the caller's session read
+   * without a row lock, the key's row locked, an expired holder taken over (its session deleted,
+   * EXPIRED recorded, waiters of its other keys notified), the key claimed with a placeholder token
+   * by an INSERT that proves the caller's session alive, and only then the token drawn and ACQUIRED
+   * recorded.
+   */
   private Attempt acquireOnce(LockKey key, SessionId sessionId, UUID session) {
-    Optional<SessionRow> me =
-        jdbc.sql("SELECT owner FROM lock_session WHERE id = :sid AND expires_at > now() FOR SHARE")
-            .param("sid", session)
-            .query((rs, n) -> new SessionRow(rs.getString("owner")))
-            .optional();
-    if (me.isEmpty()) {
-      throw new SessionNotFoundException(sessionId);
-    }
-    Optional<EntryRow> current = entry(key, true);
-    if (current.isPresent()) {
-      EntryRow held = current.get();
-      if (held.sessionId().equals(session)) {
-        // Idempotent re-acquire: a retried request must not mint a token (the lock lifecycle,
-        // docs/lock-server.md).
-        return Attempt.granted(held.toGrant(key, sessionId));
-      }
-      // The expired holder's session goes, and with it (ON DELETE CASCADE) every key it held, not
-      // only this one: each of those grants ends here, so each gets its EXPIRED event and its
-      // waiters are woken. One statement, so the entries read are the ones the cascade deletes.
-      List<String> expired =
-          jdbc.sql(
-                  """
-                  WITH dead AS (
-                    DELETE FROM lock_session WHERE id = :holder AND expires_at <= now()
-                    RETURNING id
-                  )
-                  INSERT INTO lock_event (lock_key, token, session_id, kind)
-                  SELECT e.lock_key, e.token, e.session_id, 'EXPIRED'
-                    FROM lock_entry e JOIN dead d ON d.id = e.session_id
-                  RETURNING lock_key
-                  """)
-              .param("holder", held.sessionId())
-              .query(String.class)
-              .list();
-      if (expired.isEmpty()) {
-        return Attempt.held(held.expiresInMillis());
-      }
-      expired.stream().filter(other -> !other.equals(key.value())).forEach(this::notifyFreed);
-    }
-    // Claim the key first, with a placeholder token, and draw the token only once the key is ours.
-    // Drawing it in the INSERT itself is wrong: a conflicting insert evaluates nextval before it
-    // waits for the other transaction, and may then succeed after later grants, with a token lower
-    // than theirs (INV-04). The concurrency test caught exactly that.
-    int claimed =
+    AcquireRow row =
         jdbc.sql(
                 """
-                INSERT INTO lock_entry (lock_key, session_id, owner, token, acquired_at)
-                SELECT :key, id, owner, 0, now() FROM lock_session WHERE id = :sid
-                ON CONFLICT (lock_key) DO NOTHING
+                SELECT outcome, r_session_id AS session_id, r_owner AS owner, r_token AS token,
+                       r_acquired AS acquired_at, r_expires AS expires_at,
+                       r_expires_in AS expires_in
+                  FROM lock_acquire(:key, :sid)
                 """)
+            .param("key", key.value())
             .param("sid", session)
-            .param("key", key.value())
-            .update();
-    if (claimed == 0) {
-      // Another session inserted the key after our read; it is held.
-      return Attempt.held(entry(key, false).map(EntryRow::expiresInMillis).orElse(null));
-    }
-    EntryRow row =
-        jdbc.sql(
-                """
-                UPDATE lock_entry e SET token = nextval('lock_token_seq')
-                  FROM lock_session s
-                 WHERE e.lock_key = :key AND s.id = e.session_id
-                RETURNING e.session_id, e.owner, e.token, e.acquired_at, s.expires_at,
-                          (extract(epoch FROM s.expires_at - now()) * 1000)::bigint AS expires_in
-                """)
-            .param("key", key.value())
-            .query(PostgresLockBackend::entryRow)
+            .query(
+                (rs, n) -> {
+                  String outcome = rs.getString("outcome");
+                  long expiresIn = rs.getLong("expires_in");
+                  Long holderExpiresIn = rs.wasNull() ? null : expiresIn;
+                  return new AcquireRow(
+                      outcome, "GRANTED".equals(outcome) ? entryRow(rs, n) : null, holderExpiresIn);
+                })
             .single();
-    recordEvent(key, row.token(), session, "ACQUIRED");
-    return Attempt.granted(row.toGrant(key, sessionId));
+    return switch (row.outcome()) {
+      case "GRANTED" -> Attempt.granted(row.granted().toGrant(key, sessionId));
+      case "HELD" -> Attempt.held(row.holderExpiresInMillis());
+      case "NO_SESSION" -> throw new SessionNotFoundException(sessionId);
+      default -> throw new IllegalStateException("lock_acquire answered " + row.outcome());
+    };
   }
 
+  /**
+   * Renew without a statement of its own that writes the session row, so that it never queues
+   * behind the session's acquires, nor they behind it (ADR 0194): a read confirms the grant, so
+   * that a renew of a grant that is not the caller's writes nothing (ADR 0170); the keepalive
+   * statement (shared with keepalives and other renews, ADR 0188) extends the session, never a dead
+   * one; and a second read, after that extension, confirms the grant again and gives the answer,
+   * true at the instant of that read.
+   */
   @Override
   public LockGrant renew(LockKey key, SessionId sessionId, FencingToken token) {
     Optional<UUID> session = parse(sessionId);
-    Optional<EntryRow> renewed =
-        session.flatMap(
-            id ->
-                call(
-                    () ->
-                        jdbc.sql(
-                                """
-                                UPDATE lock_session s
-                                   SET expires_at = now() + s.ttl_millis * interval '1 millisecond',
-                                       last_heartbeat_at = now()
-                                  FROM lock_entry e
-                                 WHERE s.id = :sid AND s.expires_at > now()
-                                   AND e.lock_key = :key AND e.session_id = s.id AND e.token = :token
-                                RETURNING e.session_id, e.owner, e.token, e.acquired_at,
-                                          s.expires_at, 0::bigint AS expires_in
-                                """)
-                            .param("sid", id)
-                            .param("key", key.value())
-                            .param("token", token.value())
-                            .query(PostgresLockBackend::entryRow)
-                            .optional()));
-    return renewed
+    if (session.isEmpty()) {
+      throw lost(key, null, token);
+    }
+    UUID id = session.get();
+    if (currentGrant(key, id, token).isEmpty() || keepAlives.keepAlive(id).isEmpty()) {
+      throw lost(key, id, token);
+    }
+    return currentGrant(key, id, token)
         .map(row -> row.toGrant(key, sessionId))
-        .orElseThrow(() -> lost(key, session.orElse(null), token));
+        .orElseThrow(() -> lost(key, id, token));
+  }
+
+  /** (key, session, token) if it is the key's grant and its session is alive, read without lock. */
+  private Optional<EntryRow> currentGrant(LockKey key, UUID session, FencingToken token) {
+    return call(
+        () ->
+            jdbc.sql(
+                    """
+                    SELECT e.session_id, e.owner, e.token, e.acquired_at, s.expires_at,
+                           0::bigint AS expires_in
+                      FROM lock_entry e JOIN lock_session s ON s.id = e.session_id
+                     WHERE e.lock_key = :key AND e.session_id = :sid AND e.token = :token
+                       AND s.expires_at > now()
+                    """)
+                .param("sid", session)
+                .param("key", key.value())
+                .param("token", token.value())
+                .query(PostgresLockBackend::entryRow)
+                .optional());
   }
 
   /**
@@ -422,7 +403,7 @@ public final class PostgresLockBackend implements LockBackend {
                   .param("key", key.value())
                   .query(Integer.class)
                   .single();
-          return entry(key, false)
+          return entry(key)
               .filter(row -> row.expiresInMillis() > 0)
               .map(
                   row ->
@@ -496,15 +477,14 @@ public final class PostgresLockBackend implements LockBackend {
                 .single());
   }
 
-  private Optional<EntryRow> entry(LockKey key, boolean forUpdate) {
+  private Optional<EntryRow> entry(LockKey key) {
     return jdbc.sql(
             """
             SELECT e.session_id, e.owner, e.token, e.acquired_at, s.expires_at,
                    (extract(epoch FROM s.expires_at - now()) * 1000)::bigint AS expires_in
               FROM lock_entry e JOIN lock_session s ON s.id = e.session_id
              WHERE e.lock_key = :key
-            """
-                + (forUpdate ? " FOR UPDATE OF e" : ""))
+            """)
         .param("key", key.value())
         .query(PostgresLockBackend::entryRow)
         .optional();
@@ -568,7 +548,7 @@ public final class PostgresLockBackend implements LockBackend {
         rs.getLong("expires_in"));
   }
 
-  private record SessionRow(String owner) {}
+  private record AcquireRow(String outcome, EntryRow granted, Long holderExpiresInMillis) {}
 
   private record EntryRow(
       UUID sessionId,

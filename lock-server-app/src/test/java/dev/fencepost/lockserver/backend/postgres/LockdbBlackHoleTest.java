@@ -21,11 +21,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * lockdb goes silent in the middle of an acquire's transaction (a proxy between the lock server and
+ * lockdb goes silent in the middle of a release's transaction (a proxy between the lock server and
  * PostgreSQL stops forwarding, closing nothing). The lock server gives up within its bounds and
  * answers 503, and lockdb itself ends the orphaned transaction, so the row locks it took are free
  * again for everyone else (ADR 0155). Without {@code fencepost.db.timeouts.*} the call hangs and
  * the rows stay locked until the operating system notices the dead connection.
+ *
+ * <p>A release, not an acquire: an acquire is one autocommit statement since ADR 0194, which lockdb
+ * commits on its own even when its answer goes into the void, so it never leaves a transaction
+ * open; a release is still a transaction of several statements.
  *
  * <p>The bounds here are small (socket 4 s, idle in transaction 2 s); the awaits allow five times
  * as much, far less than a hang.
@@ -45,6 +49,8 @@ class LockdbBlackHoleTest {
   private ConfigurableApplicationContext server;
   private LockServerClient client;
   private final String key = "payout:acc-" + UUID.randomUUID();
+  private String holder;
+  private long token;
   private String caller;
 
   @BeforeEach
@@ -60,8 +66,10 @@ class LockdbBlackHoleTest {
             "--fencepost.db.timeouts.lock-timeout=3s",
             "--fencepost.db.timeouts.idle-in-transaction-timeout=2s");
     client = LockServerClient.of(server);
-    String holder = client.newSession("holder");
-    assertThat(client.acquire(key, holder, 0).status()).isEqualTo(200);
+    holder = client.newSession("holder");
+    Response granted = client.acquire(key, holder, 0);
+    assertThat(granted.status()).isEqualTo(200);
+    token = granted.token();
     caller = client.newSession("caller");
   }
 
@@ -73,12 +81,12 @@ class LockdbBlackHoleTest {
   }
 
   @Test
-  void anAcquireWhoseLockdbGoesSilentMidTransactionAnswers503InsteadOfHanging() throws Exception {
-    CompletableFuture<Response> acquire = acquireCutOffMidTransaction();
+  void aReleaseWhoseLockdbGoesSilentMidTransactionAnswers503InsteadOfHanging() throws Exception {
+    CompletableFuture<Response> release = releaseCutOffMidTransaction();
 
-    await().atMost(BOUND).until(acquire::isDone);
-    assertThat(acquire.get().status()).isEqualTo(503);
-    assertThat(acquire.get().code()).isEqualTo("BACKEND_UNAVAILABLE");
+    await().atMost(BOUND).until(release::isDone);
+    assertThat(release.get().status()).isEqualTo(503);
+    assertThat(release.get().code()).isEqualTo("BACKEND_UNAVAILABLE");
 
     // While lockdb stays silent, every further call gives up within the bounds too.
     CompletableFuture<Response> keepAlive =
@@ -90,39 +98,37 @@ class LockdbBlackHoleTest {
 
   @Test
   void theRowLocksOfTheSilencedTransactionAreFreedOnLockdb() throws Exception {
-    acquireCutOffMidTransaction();
+    releaseCutOffMidTransaction();
 
-    // A direct connection (not through the proxy), willing to wait a minute, gets the rows the
-    // silenced transaction locked: lockdb has ended that session on its own.
+    // A direct connection (not through the proxy), willing to wait a minute, gets the row the
+    // silenced transaction locked, its delete rolled back: lockdb has ended that session on its
+    // own.
     CompletableFuture<Void> direct =
         Sessions.lockDirectly(
             lockdb,
             Duration.ofSeconds(60),
-            c -> {
-              Sessions.lockRow(c, "SELECT 1 FROM lock_entry WHERE lock_key = ? FOR UPDATE", key);
-              Sessions.lockRow(
-                  c, "SELECT 1 FROM lock_session WHERE id = ?::uuid FOR UPDATE", caller);
-            });
+            c ->
+                Sessions.lockRow(c, "SELECT 1 FROM lock_entry WHERE lock_key = ? FOR UPDATE", key));
     await().atMost(BOUND).until(direct::isDone);
     direct.get();
   }
 
   /**
-   * Starts an acquire whose transaction lockdb has received and is executing (it holds the caller's
-   * session row and waits for the key's row, which a direct transaction holds), then silences the
-   * proxy and lets the acquire have the row: lockdb answers into the void and the transaction sits
-   * open, its row locks held, with a client that will never speak again.
+   * Starts the holder's release, whose transaction lockdb has received and is executing (its DELETE
+   * waits for the key's row, which a direct transaction holds), then silences the proxy and lets
+   * the release have the row: lockdb answers the DELETE into the void and the transaction sits
+   * open, the row deleted and locked, with a client that will never send the rest of it.
    */
-  private CompletableFuture<Response> acquireCutOffMidTransaction() throws SQLException {
+  private CompletableFuture<Response> releaseCutOffMidTransaction() throws SQLException {
     try (Connection blocker = Sessions.direct(lockdb)) {
       blocker.setAutoCommit(false);
       Sessions.lockRow(blocker, "SELECT 1 FROM lock_entry WHERE lock_key = ? FOR UPDATE", key);
-      CompletableFuture<Response> acquire =
-          CompletableFuture.supplyAsync(() -> client.acquire(key, caller, 0));
+      CompletableFuture<Response> release =
+          CompletableFuture.supplyAsync(() -> client.release(key, holder, token));
       await().atMost(BOUND).until(() -> Sessions.aSessionWaitsForARowLock(lockdb.dataSource()));
       hole.swallow();
       blocker.commit();
-      return acquire;
+      return release;
     }
   }
 }

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencepost.lock.LockGrant;
+import dev.fencepost.lock.LockKey;
+import dev.fencepost.lock.LockLostException;
 import dev.fencepost.lock.SessionId;
 import dev.fencepost.lock.SessionInfo;
 import dev.fencepost.lock.SessionNotFoundException;
@@ -172,6 +175,82 @@ class PostgresKeepAliveBatchingTest {
   }
 
   @Test
+  void renewsOfOneSessionsLocksExtendItThroughOneSharedKeepaliveStatement() throws Exception {
+    // A payout worker's threads share one session (ADR 0063): their renews used to be one UPDATE
+    // of its row each, queued on it; they now join the keepalive statement (ADR 0194).
+    PostgresLockBackend backend = lockdb.backend();
+    KeepAliveBatcher batcher = backend.keepAliveBatcher();
+    SessionId worker = backend.createSession("worker", Duration.ofSeconds(30)).sessionId();
+    List<LockGrant> grants = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      grants.add(
+          backend.acquire(LockKey.of("renewed:" + UUID.randomUUID()), worker, Duration.ZERO));
+    }
+    Instant dbNowBefore = jdbc.sql("SELECT now()").query(Timestamp.class).single().toInstant();
+
+    // A window only a full batch can end: one statement for all eight renews proves each joined it.
+    batcher.gatherWindow(Duration.ofMinutes(5));
+    batcher.maxBatch(grants.size());
+    long statementsBefore = batcher.statements();
+    ExecutorService pool = Executors.newFixedThreadPool(grants.size());
+    try {
+      List<Future<LockGrant>> renewed = new ArrayList<>();
+      for (LockGrant grant : grants) {
+        renewed.add(pool.submit(() -> backend.renew(grant.key(), worker, grant.token())));
+      }
+      for (int i = 0; i < grants.size(); i++) {
+        LockGrant answer = renewed.get(i).get(30, TimeUnit.SECONDS);
+        assertThat(answer.key()).isEqualTo(grants.get(i).key());
+        assertThat(answer.token()).isEqualTo(grants.get(i).token());
+        assertThat(answer.expiresAt()).isAfterOrEqualTo(dbNowBefore.plus(Duration.ofSeconds(30)));
+      }
+    } finally {
+      batcher.gatherWindow(PostgresBackendProperties.DEFAULT_KEEPALIVE_GATHER);
+      batcher.maxBatch(KeepAliveBatcher.MAX_BATCH);
+      pool.shutdownNow();
+    }
+    assertThat(batcher.statements() - statementsBefore).isEqualTo(1);
+  }
+
+  @Test
+  void aRenewOfAGrantNoLongerHeldWritesNothingAndOneOfADeadSessionDoesNotReviveIt() {
+    PostgresLockBackend backend = lockdb.backend();
+    SessionId worker = backend.createSession("worker", Duration.ofSeconds(30)).sessionId();
+    LockGrant released =
+        backend.acquire(LockKey.of("renewed:" + UUID.randomUUID()), worker, Duration.ZERO);
+    backend.release(released.key(), worker, released.token());
+    String sessionBefore = sessionRow(worker);
+    long statementsBefore = backend.keepAliveBatcher().statements();
+
+    assertThatThrownBy(() -> backend.renew(released.key(), worker, released.token()))
+        .isInstanceOfSatisfying(
+            LockLostException.class,
+            e -> assertThat(e.reason()).isEqualTo(LockLostException.Reason.NOT_HELD));
+    // Refused before its keepalive: the session is not extended by someone else's grant (ADR
+    // 0170's bad input writes nothing).
+    assertThat(sessionRow(worker)).isEqualTo(sessionBefore);
+    assertThat(backend.keepAliveBatcher().statements()).isEqualTo(statementsBefore);
+
+    SessionId dead = backend.createSession("dead", Duration.ofSeconds(30)).sessionId();
+    LockGrant ofDead =
+        backend.acquire(LockKey.of("renewed:" + UUID.randomUUID()), dead, Duration.ZERO);
+    jdbc.sql("UPDATE lock_session SET expires_at = now() - interval '1 second' WHERE id = :id")
+        .param("id", UUID.fromString(dead.value()))
+        .update();
+    assertThatThrownBy(() -> backend.renew(ofDead.key(), dead, ofDead.token()))
+        .isInstanceOfSatisfying(
+            LockLostException.class,
+            e -> assertThat(e.reason()).isEqualTo(LockLostException.Reason.SESSION_LOST));
+    assertThat(
+            jdbc.sql("SELECT expires_at > now() FROM lock_session WHERE id = :id")
+                .param("id", UUID.fromString(dead.value()))
+                .query(Boolean.class)
+                .single())
+        .as("a renew does not revive a dead session")
+        .isFalse();
+  }
+
+  @Test
   void withNoGatherWindowKeepalivesArrivingOneAfterAnotherEachRunTheirOwnStatement() {
     // The negative control of the window: the arrival pattern that shares one statement above
     // costs one statement per keepalive when nothing waits for company (0.98 commits each,
@@ -205,6 +284,14 @@ class PostgresKeepAliveBatchingTest {
 
     assertThat(backend.keepAliveBatcher().statements() - before).isEqualTo(1);
     assertThat(info.expiresAt()).isAfterOrEqualTo(dbNowBefore.plus(Duration.ofSeconds(20)));
+  }
+
+  private static String sessionRow(SessionId session) {
+    return jdbc.sql(
+            "SELECT expires_at || ' ' || last_heartbeat_at FROM lock_session WHERE id = :id")
+        .param("id", UUID.fromString(session.value()))
+        .query(String.class)
+        .single();
   }
 
   private static Map<UUID, Timestamp> lastHeartbeats() {
