@@ -22,6 +22,7 @@ import org.apache.hc.client5.http.classic.ExecChainHandler;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.ManagedHttpClientConnectionFactory;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.client5.http.protocol.HttpClientContext;
@@ -32,12 +33,14 @@ import org.apache.hc.core5.http.ClassicHttpRequest;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.config.Http1Config;
 import org.apache.hc.core5.http.io.SocketConfig;
 import org.apache.hc.core5.http.io.entity.HttpEntityWrapper;
 import org.apache.hc.core5.http.protocol.HttpContext;
 import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
 import org.springframework.http.HttpMethod;
+import org.springframework.http.client.BufferingClientHttpRequestFactory;
 import org.springframework.http.client.ClientHttpRequestFactory;
 import org.springframework.http.client.HttpComponentsClientHttpRequestFactory;
 import org.springframework.web.client.RestClient;
@@ -69,6 +72,12 @@ import org.springframework.web.client.RestClient;
  *       #WATCHDOG_MILLIS} ms) aborts an exchange past its deadline, and the caller gets an I/O
  *       failure. A caller whose requests differ in budget (an acquire that waits on the server)
  *       asks {@link #requestFactory(Duration)} for each budget; they share the pool.
+ *   <li>Bodies buffered both ways: a request goes out with its Content-Length (head and body in one
+ *       write), and the answer is read whole within the deadline before the caller sees it. An
+ *       answer's head is bounded ({@value #MAX_HEADERS} header lines of at most {@value
+ *       #MAX_LINE_BYTES} bytes), and its body when the caller sets {@link
+ *       Builder#maxResponseBytes}: one announced larger is refused unread, one that grows larger
+ *       fails; its connection is closed either way.
  * </ul>
  *
  * <p>A transport failure is an {@link IOException} under Spring's {@code ResourceAccessException}
@@ -82,9 +91,15 @@ public final class OutboundHttp implements AutoCloseable {
 
   private static final String BUDGET = OutboundHttp.class.getName() + ".budget";
 
+  /** The longest line, and the most header lines, an answer's head may have. */
+  static final int MAX_LINE_BYTES = 16 * 1024;
+
+  static final int MAX_HEADERS = 64;
+
   private final CloseableHttpClient client;
   private final PoolingHttpClientConnectionManager connections;
   private final Duration responseTimeout;
+  private final long maxResponseBytes;
 
   /** Every instance's exchanges under way, watched by one daemon thread for the whole JVM. */
   private static final Set<Exchange> inFlight = ConcurrentHashMap.newKeySet();
@@ -94,8 +109,19 @@ public final class OutboundHttp implements AutoCloseable {
 
   private OutboundHttp(Builder b) {
     this.responseTimeout = b.responseTimeout;
+    this.maxResponseBytes = b.maxResponseBytes;
     this.connections =
         PoolingHttpClientConnectionManagerBuilder.create()
+            // An answer's head is bounded: a peer sending header lines without end would grow the
+            // heap until the deadline.
+            .setConnectionFactory(
+                ManagedHttpClientConnectionFactory.builder()
+                    .http1Config(
+                        Http1Config.custom()
+                            .setMaxLineLength(MAX_LINE_BYTES)
+                            .setMaxHeaderCount(MAX_HEADERS)
+                            .build())
+                    .build())
             // The JVM's default trust, the host name verified against the certificate.
             .setTlsSocketStrategy(new DefaultTls())
             // One write per request and an answer expected at once: never wait for an ACK.
@@ -172,7 +198,10 @@ public final class OutboundHttp implements AutoCloseable {
     if (cached != null) {
       return cached;
     }
-    ClientHttpRequestFactory created = new BudgetedFactory(client, budget);
+    // Buffered: a request's body goes out with its Content-Length, head and body in one write, and
+    // the answer is read whole, within the deadline, before the caller sees it.
+    ClientHttpRequestFactory created =
+        new BufferingClientHttpRequestFactory(new BudgetedFactory(client, budget));
     // A caller asking for ever new budgets gets uncached factories rather than a growing map.
     if (factories.size() < 32) {
       factories.putIfAbsent(budget, created);
@@ -255,6 +284,7 @@ public final class OutboundHttp implements AutoCloseable {
     private Duration responseTimeout = Duration.ofSeconds(5);
     private Duration idleFor = Duration.ofSeconds(4);
     private int maxConnections = 64;
+    private long maxResponseBytes = Long.MAX_VALUE;
 
     private Builder() {}
 
@@ -287,6 +317,19 @@ public final class OutboundHttp implements AutoCloseable {
         throw new IllegalArgumentException("maxConnections must be at least 1");
       }
       this.maxConnections = max;
+      return this;
+    }
+
+    /**
+     * The largest answer body accepted (none unless set): one announced larger is refused before
+     * any of it is read, one that grows larger fails as it does; either way its connection is
+     * closed.
+     */
+    public Builder maxResponseBytes(long max) {
+      if (max < 1) {
+        throw new IllegalArgumentException("maxResponseBytes must be at least 1");
+      }
+      this.maxResponseBytes = max;
       return this;
     }
 
@@ -370,8 +413,17 @@ public final class OutboundHttp implements AutoCloseable {
       try {
         ClassicHttpResponse response = chain.proceed(request, scope);
         HttpEntity entity = response.getEntity();
+        if (entity != null && entity.getContentLength() > maxResponseBytes) {
+          // Refused unread; the connection, with the body still on it, is closed, not pooled.
+          scope.execRuntime.discardEndpoint();
+          throw new IOException(
+              "answer body of "
+                  + entity.getContentLength()
+                  + " bytes is over the bound of "
+                  + maxResponseBytes);
+        }
         if (entity != null) {
-          response.setEntity(new DeadlineEntity(entity, exchange, d));
+          response.setEntity(new DeadlineEntity(entity, exchange, d, scope));
           handedOver = true;
         }
         return response;
@@ -396,11 +448,24 @@ public final class OutboundHttp implements AutoCloseable {
   private final class DeadlineEntity extends HttpEntityWrapper {
     private final Exchange exchange;
     private final Duration budget;
+    private final ExecChain.Scope scope;
+    private long read;
 
-    DeadlineEntity(HttpEntity entity, Exchange exchange, Duration budget) {
+    DeadlineEntity(HttpEntity entity, Exchange exchange, Duration budget, ExecChain.Scope scope) {
       super(entity);
       this.exchange = exchange;
       this.budget = budget;
+      this.scope = scope;
+    }
+
+    /** Counts what was read; past the bound the connection is dropped and the read fails. */
+    private void count(int n) throws IOException {
+      read += n;
+      if (read > maxResponseBytes) {
+        scope.execRuntime.discardEndpoint();
+        inFlight.remove(exchange);
+        throw new IOException("answer body over the bound of " + maxResponseBytes + " bytes");
+      }
     }
 
     @Override
@@ -415,6 +480,8 @@ public final class OutboundHttp implements AutoCloseable {
                 int b = super.read();
                 if (b < 0) {
                   inFlight.remove(exchange);
+                } else {
+                  count(1);
                 }
                 return b;
               } catch (IOException e) {
@@ -428,6 +495,8 @@ public final class OutboundHttp implements AutoCloseable {
                 int n = super.read(buffer, offset, length);
                 if (n < 0) {
                   inFlight.remove(exchange);
+                } else {
+                  count(n);
                 }
                 return n;
               } catch (IOException e) {
