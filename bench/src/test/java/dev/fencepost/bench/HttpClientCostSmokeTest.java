@@ -36,9 +36,11 @@ class HttpClientCostSmokeTest {
 
     HttpClientCost.Outcome outcome = HttpClientCost.run(settings, log::add);
 
-    assertThat(outcome.stacks()).as("every stack in this build").hasSize(3);
-    assertThat(outcome.missing()).isEmpty();
-    assertThat(outcome.cells()).hasSize(2 * 2 * 3);
+    // (a) exists only in builds that still have the lock starter's own transport (ADR 0197).
+    int stacks = HttpClientCost.ownTransportPresent() ? 3 : 2;
+    assertThat(outcome.stacks()).as("every stack in this build").hasSize(stacks);
+    assertThat(outcome.missing()).hasSize(3 - stacks);
+    assertThat(outcome.cells()).hasSize(2 * 2 * stacks);
     assertThat(outcome.cells())
         .as("log:\n" + String.join("\n", log))
         .allSatisfy(
