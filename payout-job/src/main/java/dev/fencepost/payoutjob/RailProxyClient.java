@@ -1,11 +1,11 @@
 package dev.fencepost.payoutjob;
 
+import dev.fencepost.http.OutboundHttp;
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutId;
 import dev.fencepost.payment.SubmittedContent;
 import dev.fencepost.security.BearerTokenSource;
-import dev.fencepost.security.http.OutboundHttp;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;

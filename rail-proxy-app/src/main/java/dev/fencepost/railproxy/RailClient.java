@@ -1,7 +1,7 @@
 package dev.fencepost.railproxy;
 
+import dev.fencepost.http.OutboundHttp;
 import dev.fencepost.security.BearerTokenSource;
-import dev.fencepost.security.http.OutboundHttp;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.net.URI;

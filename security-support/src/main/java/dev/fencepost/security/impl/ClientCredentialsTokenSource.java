@@ -1,7 +1,7 @@
 package dev.fencepost.security.impl;
 
+import dev.fencepost.http.OutboundHttp;
 import dev.fencepost.security.BearerTokenSource;
-import dev.fencepost.security.http.OutboundHttp;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.http.converter.FormHttpMessageConverter;

@@ -1,5 +1,6 @@
 package dev.fencepost.lock.client.impl;
 
+import dev.fencepost.http.OutboundHttp;
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.lock.InvalidLockKeyException;
 import dev.fencepost.lock.LockException;
@@ -13,7 +14,6 @@ import dev.fencepost.lock.SessionId;
 import dev.fencepost.lock.SessionInfo;
 import dev.fencepost.lock.SessionNotFoundException;
 import dev.fencepost.lock.client.LockRequestRejectedException;
-import dev.fencepost.security.http.OutboundHttp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencepost.http.OutboundHttp;
 import dev.fencepost.lock.SessionId;
 import dev.fencepost.lock.client.impl.ScriptedHttpServer.Received;
 import dev.fencepost.lock.client.impl.ScriptedHttpServer.Reply;
 import dev.fencepost.lock.client.testing.LockServerStubs;
 import dev.fencepost.lock.client.testing.TestSettings;
-import dev.fencepost.security.http.OutboundHttp;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;

@@ -3,8 +3,8 @@ package dev.fencepost.lock.client.impl;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencepost.http.OutboundHttp;
 import dev.fencepost.launcher.LocalTls;
-import dev.fencepost.security.http.OutboundHttp;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -1,4 +1,4 @@
-package dev.fencepost.security.http;
+package dev.fencepost.http;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.absent;
@@ -24,6 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestClientException;
 
@@ -33,6 +34,12 @@ import org.springframework.web.client.RestClientException;
  * bearer token goes on every request, and the response timeout bounds the whole exchange.
  */
 class OutboundHttpTest {
+
+  private static final ClientHttpRequestInterceptor BEARER =
+      (request, body, execution) -> {
+        request.getHeaders().setBearerAuth("token-1");
+        return execution.execute(request, body);
+      };
 
   private final WireMockServer server = new WireMockServer(wireMockConfig().dynamicPort());
   private OutboundHttp http;
@@ -47,11 +54,11 @@ class OutboundHttpTest {
             .connectTimeout(Duration.ofSeconds(2))
             .responseTimeout(Duration.ofSeconds(5))
             .build();
-    client = http.restClient(server.baseUrl(), () -> "token-1").build();
+    client = http.restClient(server.baseUrl(), BEARER).build();
     // A short budget only where the budget is what a test is about: a cold JVM's first request
     // may take most of a second on a busy machine.
     impatient =
-        http.restClient(server.baseUrl(), () -> "token-1")
+        http.restClient(server.baseUrl(), BEARER)
             .requestFactory(http.requestFactory(Duration.ofMillis(800)))
             .build();
   }

@@ -1,6 +1,5 @@
-package dev.fencepost.security.http;
+package dev.fencepost.http;
 
-import dev.fencepost.security.BearerTokenSource;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -42,6 +41,7 @@ import org.apache.hc.core5.util.Timeout;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.client.BufferingClientHttpRequestFactory;
 import org.springframework.http.client.ClientHttpRequestFactory;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.HttpComponentsClientHttpRequestFactory;
 import org.springframework.web.client.RestClient;
 
@@ -210,17 +210,17 @@ public final class OutboundHttp implements AutoCloseable {
   }
 
   /**
-   * A {@link RestClient} builder to {@code baseUrl} over {@link #requestFactory()}, sending {@code
-   * tokens}' bearer token on every request (none when null). The caller adds its converters and
-   * default headers.
+   * A {@link RestClient} builder to {@code baseUrl} over {@link #requestFactory()}, with {@code
+   * authorization} on every request (none when null: a caller's {@code
+   * BearerTokenSource.interceptor()}). The caller adds its converters and default headers.
    */
-  public RestClient.Builder restClient(String baseUrl, BearerTokenSource tokens) {
+  public RestClient.Builder restClient(String baseUrl, ClientHttpRequestInterceptor authorization) {
     RestClient.Builder builder = RestClient.builder().requestFactory(requestFactory());
     if (baseUrl != null) {
       builder.baseUrl(baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl);
     }
-    if (tokens != null) {
-      builder.requestInterceptor(tokens.interceptor());
+    if (authorization != null) {
+      builder.requestInterceptor(authorization);
     }
     return builder;
   }
