@@ -45,9 +45,13 @@ import org.springframework.web.client.RestClient;
  * comparison): Spring's {@link RestClient} over (a) the lock starter's own HTTP/1.1 transport
  * ({@code LockServerHttp.Http11Transport}, ADR 0092), (b) the JDK {@code HttpClient} ({@link
  * JdkClientHttpRequestFactory}) and (c) Apache HttpClient 5 classic ({@link
- * HttpComponentsClientHttpRequestFactory} over a {@link PoolingHttpClientConnectionManager}), all
- * over HTTPS with the JVM's default TLS context and a bearer token on every request, as the
- * platform's callers send them.
+ * HttpComponentsClientHttpRequestFactory} over a {@link PoolingHttpClientConnectionManager}) and,
+ * where the build has it, (d) the platform's shared stack {@code OutboundHttp} as its callers use
+ * it (HttpClient 5 with buffered bodies and the whole-exchange deadline), all over HTTPS with the
+ * JVM's default TLS context and a bearer token on every request, as the platform's callers send
+ * them. (a) exists up to the lock starter's move to the shared stack, (d) from the shared stack's
+ * first commit on: a run at the harness's own commit measures (a), (b) and (c); a run at the
+ * branch's head (b), (c) and (d), with (c) the link between the two.
  *
  * <p>The service is the project's rail stub (rail-stub-app's runnable jar, started through the
  * launcher as its own process with the run's certificate and identity issuer): it keeps payments in
@@ -90,6 +94,9 @@ public final class HttpClientCost {
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
   static final Duration RESPONSE_TIMEOUT = Duration.ofSeconds(5);
 
+  /** The platform's shared stack (ADR 0197), where the build has it. */
+  static final String SHIPPED_STACK = "dev.fencepost.http.OutboundHttp";
+
   /** A client reference the POSTs never use: the lookup answers an empty list. */
   static final String LOOKED_UP = "http-cost-never-paid";
 
@@ -101,7 +108,11 @@ public final class HttpClientCost {
     JDK("b", "RestClient over the JDK HttpClient (JdkClientHttpRequestFactory)"),
     HC5(
         "c",
-        "RestClient over Apache HttpClient 5 classic (HttpComponentsClientHttpRequestFactory)");
+        "RestClient over Apache HttpClient 5 classic (HttpComponentsClientHttpRequestFactory)"),
+    SHIPPED(
+        "d",
+        "RestClient over OutboundHttp as the callers use it (HC5 with buffered bodies and the"
+            + " whole-exchange deadline, ADR 0197)");
 
     final String letter;
     final String description;
@@ -200,6 +211,11 @@ public final class HttpClientCost {
       if (s == Stack.OWN && !ownTransportPresent()) {
         missing.add(
             "(a) " + s.description + ": not in this build (" + OWN_TRANSPORT + " not found)");
+        continue;
+      }
+      if (s == Stack.SHIPPED && !classPresent(SHIPPED_STACK)) {
+        missing.add(
+            "(d) " + s.description + ": not in this build (" + SHIPPED_STACK + " not found)");
         continue;
       }
       stacks.add(s);
@@ -343,7 +359,8 @@ public final class HttpClientCost {
   }
 
   /** A stack's RestClient and what must be closed after it. */
-  record Client(RestClient rest, AutoCloseable resources) implements AutoCloseable {
+  record Client(RestClient rest, AutoCloseable resources, ClientHttpRequestFactory factory)
+      implements AutoCloseable {
     @Override
     public void close() throws Exception {
       if (resources != null) {
@@ -359,6 +376,11 @@ public final class HttpClientCost {
     AutoCloseable resources = null;
     switch (stack) {
       case OWN -> factory = ownTransport();
+      case SHIPPED -> {
+        Client shipped = shipped(threads);
+        factory = shipped.factory();
+        resources = shipped.resources();
+      }
       case JDK -> {
         HttpClient http =
             HttpClient.newBuilder()
@@ -410,16 +432,37 @@ public final class HttpClientCost {
             .requestFactory(factory)
             .requestInterceptor(tokens.interceptor())
             .build();
-    return new Client(rest, resources);
+    return new Client(rest, resources, factory);
   }
 
   static boolean ownTransportPresent() {
+    return classPresent(OWN_TRANSPORT);
+  }
+
+  static boolean classPresent(String name) {
     try {
-      Class.forName(OWN_TRANSPORT);
+      Class.forName(name);
       return true;
     } catch (ClassNotFoundException e) {
       return false;
     }
+  }
+
+  /**
+   * OutboundHttp's request factory, reached by name like (a), so that the harness builds and runs
+   * both before the shared stack exists and after the lock starter's own transport is gone.
+   */
+  private static Client shipped(int threads) throws Exception {
+    Class<?> type = Class.forName(SHIPPED_STACK);
+    Object builder = type.getMethod("builder").invoke(null);
+    Class<?> b = builder.getClass();
+    b.getMethod("connectTimeout", Duration.class).invoke(builder, CONNECT_TIMEOUT);
+    b.getMethod("responseTimeout", Duration.class).invoke(builder, RESPONSE_TIMEOUT);
+    b.getMethod("maxConnections", int.class).invoke(builder, Math.max(threads, 64));
+    AutoCloseable http = (AutoCloseable) b.getMethod("build").invoke(builder);
+    ClientHttpRequestFactory factory =
+        (ClientHttpRequestFactory) type.getMethod("requestFactory").invoke(http);
+    return new Client(null, http, factory);
   }
 
   /**

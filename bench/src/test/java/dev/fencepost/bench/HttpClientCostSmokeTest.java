@@ -36,10 +36,14 @@ class HttpClientCostSmokeTest {
 
     HttpClientCost.Outcome outcome = HttpClientCost.run(settings, log::add);
 
-    // (a) exists only in builds that still have the lock starter's own transport (ADR 0197).
-    int stacks = HttpClientCost.ownTransportPresent() ? 3 : 2;
+    // (a) exists only while the lock starter has its own transport, (d) once the shared stack does
+    // (ADR 0197); (b) and (c) always.
+    int stacks =
+        2
+            + (HttpClientCost.ownTransportPresent() ? 1 : 0)
+            + (HttpClientCost.classPresent(HttpClientCost.SHIPPED_STACK) ? 1 : 0);
     assertThat(outcome.stacks()).as("every stack in this build").hasSize(stacks);
-    assertThat(outcome.missing()).hasSize(3 - stacks);
+    assertThat(outcome.missing()).hasSize(4 - stacks);
     assertThat(outcome.cells()).hasSize(2 * 2 * stacks);
     assertThat(outcome.cells())
         .as("log:\n" + String.join("\n", log))
@@ -54,5 +58,6 @@ class HttpClientCostSmokeTest {
         .contains("From commit `" + outcome.commit() + "`")
         .contains("before the run: " + outcome.loadBefore())
         .contains("| 2 | POST | (c) |");
+    assertThat(outcome.stacks()).contains(HttpClientCost.Stack.JDK, HttpClientCost.Stack.HC5);
   }
 }
