@@ -19,6 +19,7 @@ import javax.net.ssl.SSLSocket;
 import org.apache.hc.client5.http.classic.ExecChain;
 import org.apache.hc.client5.http.classic.ExecChainHandler;
 import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.impl.DefaultClientConnectionReuseStrategy;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.ManagedHttpClientConnectionFactory;
@@ -30,9 +31,14 @@ import org.apache.hc.client5.http.ssl.TlsSocketStrategy;
 import org.apache.hc.core5.concurrent.Cancellable;
 import org.apache.hc.core5.http.ClassicHttpRequest;
 import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.HttpConnection;
 import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.HttpRequest;
+import org.apache.hc.core5.http.HttpResponse;
 import org.apache.hc.core5.http.config.Http1Config;
+import org.apache.hc.core5.http.impl.Http1StreamListener;
+import org.apache.hc.core5.http.impl.io.HttpRequestExecutor;
 import org.apache.hc.core5.http.io.SocketConfig;
 import org.apache.hc.core5.http.io.entity.HttpEntityWrapper;
 import org.apache.hc.core5.http.protocol.HttpContext;
@@ -69,9 +75,11 @@ import org.springframework.web.client.RestClient;
  *       whole: the wait for the answer's head and the reading of its body together. HttpClient 5's
  *       own response timeout is a socket read timeout, which a body trickling in a byte at a time
  *       never trips; here a watchdog (one daemon thread for the JVM, waking every {@value
- *       #WATCHDOG_MILLIS} ms) aborts an exchange past its deadline, and the caller gets an I/O
- *       failure. A caller whose requests differ in budget (an acquire that waits on the server)
- *       asks {@link #requestFactory(Duration)} for each budget; they share the pool.
+ *       #WATCHDOG_MILLIS} ms) aborts an exchange past its deadline once its request has been
+ *       written, and the caller gets an I/O failure. Before the request is written the connect
+ *       timeout and the wait for a pooled connection bound it. A caller whose requests differ in
+ *       budget (an acquire that waits on the server) asks {@link #requestFactory(Duration)} for
+ *       each budget; they share the pool.
  *   <li>Bodies buffered both ways: a request goes out with its Content-Length (head and body in one
  *       write), and the answer is read whole within the deadline before the caller sees it. An
  *       answer's head is bounded ({@value #MAX_HEADERS} header lines of at most {@value
@@ -100,6 +108,12 @@ public final class OutboundHttp implements AutoCloseable {
   private final PoolingHttpClientConnectionManager connections;
   private final Duration responseTimeout;
   private final long maxResponseBytes;
+
+  /**
+   * The exchange the calling thread is executing: HttpClient's classic API writes the request on
+   * the caller's thread, so the stream listener below finds it here.
+   */
+  private static final ThreadLocal<Exchange> CURRENT = new ThreadLocal<>();
 
   /** Every instance's exchanges under way, watched by one daemon thread for the whole JVM. */
   private static final Set<Exchange> inFlight = ConcurrentHashMap.newKeySet();
@@ -156,6 +170,28 @@ public final class OutboundHttp implements AutoCloseable {
                   return offered != null && offered.compareTo(idle) < 0 ? offered : idle;
                 })
             .addExecInterceptorFirst("fencepost-deadline", new Deadline())
+            // Tells the watchdog when an exchange's request has been written (see abortOverdue).
+            .setRequestExecutor(
+                new HttpRequestExecutor(
+                    HttpRequestExecutor.DEFAULT_WAIT_FOR_CONTINUE,
+                    DefaultClientConnectionReuseStrategy.INSTANCE,
+                    new Http1StreamListener() {
+                      @Override
+                      public void onRequestHead(HttpConnection connection, HttpRequest request) {
+                        Exchange e = CURRENT.get();
+                        if (e != null && e.sentAt == 0) {
+                          e.sentAt = System.nanoTime();
+                        }
+                      }
+
+                      @Override
+                      public void onResponseHead(
+                          HttpConnection connection, HttpResponse response) {}
+
+                      @Override
+                      public void onExchangeComplete(
+                          HttpConnection connection, boolean keepAlive) {}
+                    }))
             .build();
     startWatchdog();
   }
@@ -239,10 +275,22 @@ public final class OutboundHttp implements AutoCloseable {
     }
   }
 
+  /**
+   * Aborts every exchange past its deadline whose request has been written, at least one tick ago
+   * (so that a request whose head is written is also flushed before its exchange can be aborted).
+   * One not yet written is left to the connect timeout and the wait for a pooled connection: a
+   * process paused past a deadline (a long GC, a frozen container) then sends its request and fails
+   * at once, as the JDK client and the lock starter's own transport did, rather than abandoning it
+   * unsent at a moment that depends on which thread the scheduler wakes first.
+   */
   private static void abortOverdue() {
     long now = System.nanoTime();
     for (Exchange e : inFlight) {
-      if (now - e.deadline >= 0 && inFlight.remove(e)) {
+      long sent = e.sentAt;
+      if (sent != 0
+          && now - e.deadline >= 0
+          && now - sent >= TimeUnit.MILLISECONDS.toNanos(WATCHDOG_MILLIS)
+          && inFlight.remove(e)) {
         e.overdue = true;
         e.request.cancel();
       }
@@ -377,6 +425,7 @@ public final class OutboundHttp implements AutoCloseable {
   private static final class Exchange {
     final long deadline;
     final Cancellable request;
+    volatile long sentAt;
     volatile boolean overdue;
 
     Exchange(long deadline, Cancellable request) {
@@ -409,6 +458,7 @@ public final class OutboundHttp implements AutoCloseable {
               };
       Exchange exchange = new Exchange(System.nanoTime() + d.toNanos(), abort);
       inFlight.add(exchange);
+      CURRENT.set(exchange);
       boolean handedOver = false;
       try {
         ClassicHttpResponse response = chain.proceed(request, scope);
@@ -430,6 +480,7 @@ public final class OutboundHttp implements AutoCloseable {
       } catch (IOException e) {
         throw exchange.overdue ? overdue(d, e) : e;
       } finally {
+        CURRENT.remove();
         if (!handedOver) {
           inFlight.remove(exchange);
         }
