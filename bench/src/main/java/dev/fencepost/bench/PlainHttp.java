@@ -14,10 +14,11 @@ import javax.net.ssl.SSLSocket;
 
 /**
  * One kept-alive HTTP/1.1 connection with TCP_NODELAY, one write per request, the answer read on
- * the caller's thread: the same way the starter's transport talks to the lock server (ADR 0092),
- * for the calls the bench makes outside the starter (the no-op floor F3, renew, inspect), with the
- * bench's bearer token as the starter sends it. Not thread safe: one per client. Reconnects when
- * the server closes the connection between requests.
+ * the caller's thread: the way the starter's own transport talked to the lock server (ADR 0092; ADR
+ * 0197 moves the starter to Apache HttpClient 5, which keeps those properties), for the calls the
+ * bench makes outside the starter (the no-op floor F3, renew, inspect), with the bench's bearer
+ * token as the starter sends it. Not thread safe: one per client. Reconnects when the server closes
+ * the connection between requests.
  */
 final class PlainHttp implements AutoCloseable {
 

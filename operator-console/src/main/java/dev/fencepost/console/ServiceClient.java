@@ -1,14 +1,16 @@
 package dev.fencepost.console;
 
+import dev.fencepost.http.OutboundHttp;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestClientException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -18,26 +20,33 @@ import tools.jackson.databind.json.JsonMapper;
  * token ({@link OperatorToken}) and nothing else, so each service decides by the person's roles and
  * records the person. Answers are never thrown: a refusal comes back with the service's
  * problem+json {@code code} and {@code detail} for the page to show; an unreachable service is
- * status 0.
+ * status 0. Requests go over the platform's one client stack ({@link OutboundHttp}, ADR 0197): no
+ * automatic retry (an operator's action is sent once), no redirect followed, each exchange bounded
+ * as a whole by the read timeout.
  */
 @Component
-public class ServiceClient {
+public class ServiceClient implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ServiceClient.class);
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
-  private final HttpClient http;
-  private final ConsoleProperties properties;
+  private final OutboundHttp http;
+  private final RestClient client;
   private final OperatorToken token;
 
   public ServiceClient(ConsoleProperties properties, OperatorToken token) {
-    this.properties = properties;
     this.token = token;
     this.http =
-        HttpClient.newBuilder()
+        OutboundHttp.builder()
             .connectTimeout(properties.getConnectTimeout())
-            .followRedirects(HttpClient.Redirect.NEVER)
+            .responseTimeout(properties.getReadTimeout())
             .build();
+    this.client = RestClient.builder().requestFactory(http.requestFactory()).build();
+  }
+
+  @Override
+  public void close() {
+    http.close();
   }
 
   /** A service's answer. */
@@ -62,33 +71,37 @@ public class ServiceClient {
 
   /** GET {@code url} with the person's token. */
   public Answer get(String url) {
-    return send(HttpRequest.newBuilder(URI.create(url)).GET(), url, true);
+    return send(client.get().uri(URI.create(url)), url, true);
   }
 
   /** GET {@code url} without a token: health endpoints, Prometheus. */
   public Answer getAnonymous(String url) {
-    return send(HttpRequest.newBuilder(URI.create(url)).GET(), url, false);
+    return send(client.get().uri(URI.create(url)), url, false);
   }
 
   /** POST {@code body} as JSON to {@code url} with the person's token. */
   public Answer post(String url, Map<String, ?> body) {
     return send(
-        HttpRequest.newBuilder(URI.create(url))
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))),
+        client
+            .post()
+            .uri(URI.create(url))
+            .contentType(MediaType.APPLICATION_JSON)
+            .body(JSON.writeValueAsString(body)),
         url,
         true);
   }
 
-  private Answer send(HttpRequest.Builder request, String url, boolean asPerson) {
-    request.timeout(properties.getReadTimeout()).header("Accept", "application/json");
+  /** A status and a body, read whole. */
+  private record Response(int statusCode, String body) {}
+
+  private Answer send(RestClient.RequestHeadersSpec<?> request, String url, boolean asPerson) {
+    request.header("Accept", "application/json");
     if (asPerson) {
       // Outside the try: an expired sign-in is the caller's to handle (sign in again).
       request.header("Authorization", "Bearer " + token.current());
     }
     try {
-      HttpResponse<String> response =
-          http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      Response response = exchange(request);
       JsonNode body = parse(response.body());
       String code = body != null && body.hasNonNull("code") ? body.get("code").asString() : null;
       String detail =
@@ -112,9 +125,24 @@ public class ServiceClient {
           .log("service unreachable");
       return new Answer(
           0, null, "UNREACHABLE", e.getClass().getSimpleName() + ": " + e.getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new Answer(0, null, "UNREACHABLE", "interrupted");
+    }
+  }
+
+  /** Sends once and reads the whole answer; a transport failure is the IOException behind it. */
+  private static Response exchange(RestClient.RequestHeadersSpec<?> request) throws IOException {
+    try {
+      return request.exchange(
+          (req, response) ->
+              new Response(
+                  response.getStatusCode().value(),
+                  new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8)));
+    } catch (RestClientException e) {
+      for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+        if (t instanceof IOException io) {
+          throw io;
+        }
+      }
+      throw new IOException(e.getMessage(), e);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.fencepost.payoutjob;
 
+import dev.fencepost.http.OutboundHttp;
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutId;
@@ -7,12 +8,13 @@ import dev.fencepost.payment.SubmittedContent;
 import dev.fencepost.security.BearerTokenSource;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.springframework.http.MediaType;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestClientException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -20,15 +22,15 @@ import tools.jackson.databind.json.JsonMapper;
  * proxy's record of a payout for recovery (UC-04, FR-24).
  *
  * <p><b>Retries are off</b> (ADR 0042, UC-05): a re-sent submit could be a second payment if the
- * first reached the rail. The JDK {@link HttpClient} has no retry policy; its only automatic
- * re-sends are a request whose connection could not be opened, GET/HEAD on a pooled connection
- * found closed, and any method when {@code -Djdk.httpclient.enableAllMethodRetry} is set, so this
- * client refuses to start with that flag. It also never follows redirects. A failure without an
- * answer is reported as {@link NoAnswer}: the caller leaves the payout as it is and lets the
- * proxy's record decide later. The submit timeout is longer than the proxy's own rail timeout, so
- * that the proxy records a rail timeout as TIMEOUT rather than this client giving up first.
+ * first reached the rail. The proxy is called over the platform's one client stack ({@link
+ * OutboundHttp}, ADR 0197: Spring's RestClient over Apache HttpClient 5), whose automatic retries
+ * are disabled explicitly; it also never follows redirects. A failure without an answer is reported
+ * as {@link NoAnswer}: the caller leaves the payout as it is and lets the proxy's record decide
+ * later. The submit timeout bounds the whole exchange and is longer than the proxy's own rail
+ * timeout, so that the proxy records a rail timeout as TIMEOUT rather than this client giving up
+ * first.
  */
-public final class RailProxyClient {
+public final class RailProxyClient implements AutoCloseable {
 
   /** The answer to a submit. */
   public sealed interface SubmitAnswer
@@ -83,10 +85,10 @@ public final class RailProxyClient {
   public record Unavailable(String reason) implements Lookup {}
 
   private final URI base;
-  private final HttpClient http;
+  private final OutboundHttp http;
+  private final RestClient submits;
+  private final RestClient reads;
   private final JsonMapper json;
-  private final Duration submitTimeout;
-  private final Duration readTimeout;
   private final BearerTokenSource credentials;
 
   /**
@@ -99,21 +101,21 @@ public final class RailProxyClient {
       Duration submitTimeout,
       Duration readTimeout,
       BearerTokenSource credentials) {
-    if (System.getProperty("jdk.httpclient.enableAllMethodRetry") != null) {
-      throw new IllegalStateException(
-          "jdk.httpclient.enableAllMethodRetry would let the JDK re-send a submit (ADR 0042, UC-05)");
-    }
     this.base = URI.create(baseUrl.endsWith("/") ? baseUrl : baseUrl + "/");
     this.http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .followRedirects(HttpClient.Redirect.NEVER)
+        OutboundHttp.builder()
             .connectTimeout(connectTimeout)
+            .responseTimeout(submitTimeout)
             .build();
+    this.submits = RestClient.builder().requestFactory(http.requestFactory(submitTimeout)).build();
+    this.reads = RestClient.builder().requestFactory(http.requestFactory(readTimeout)).build();
     this.json = JsonMapper.builder().build();
-    this.submitTimeout = submitTimeout;
-    this.readTimeout = readTimeout;
     this.credentials = credentials;
+  }
+
+  @Override
+  public void close() {
+    http.close();
   }
 
   /**
@@ -121,11 +123,32 @@ public final class RailProxyClient {
    *
    * @throws IllegalStateException no token could be obtained: nothing may be sent
    */
-  private HttpRequest authorized(HttpRequest.Builder request) {
+  private <S extends RestClient.RequestHeadersSpec<?>> S authorized(S request) {
     if (credentials != null) {
       request.header("Authorization", "Bearer " + credentials.currentToken());
     }
-    return request.build();
+    return request;
+  }
+
+  /** An answer read whole: its status and body. */
+  private record Answer(int statusCode, String body) {}
+
+  /** Sends once and reads the whole answer; any transport failure is the IOException behind it. */
+  private static Answer exchange(RestClient.RequestHeadersSpec<?> request) throws IOException {
+    try {
+      return request.exchange(
+          (req, response) ->
+              new Answer(
+                  response.getStatusCode().value(),
+                  new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8)));
+    } catch (RestClientException e) {
+      for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+        if (t instanceof IOException io) {
+          throw io;
+        }
+      }
+      throw new IOException(e.getMessage(), e);
+    }
   }
 
   /**
@@ -143,26 +166,23 @@ public final class RailProxyClient {
     body.put("currency", payout.currency());
     body.put("beneficiaryRef", payout.beneficiaryRef());
     body.put("grant", grant);
-    HttpRequest request;
+    RestClient.RequestBodySpec request;
     try {
       request =
           authorized(
-              HttpRequest.newBuilder(base.resolve("v1/submissions"))
-                  .timeout(submitTimeout)
-                  .header("Content-Type", "application/json")
-                  .POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))));
+              submits
+                  .post()
+                  .uri(base.resolve("v1/submissions"))
+                  .contentType(MediaType.APPLICATION_JSON));
     } catch (IllegalStateException e) {
       // No token, so no request: the proxy never saw this payout (ADR 0145).
       return new NothingSent("NO_CREDENTIALS");
     }
-    HttpResponse<String> response;
+    Answer response;
     try {
-      response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      response = exchange(request.body(json.writeValueAsString(body)));
     } catch (IOException e) {
       return new NoAnswer(e.getClass().getSimpleName() + ": " + e.getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new NoAnswer("interrupted");
     }
     Map<String, Object> answer = parse(response.body());
     String code = string(answer, "code");
@@ -198,12 +218,8 @@ public final class RailProxyClient {
   /** The proxy's record of {@code payout}, for recovery. */
   public Lookup find(PayoutId payout) {
     try {
-      HttpRequest request =
-          authorized(
-              HttpRequest.newBuilder(base.resolve("v1/submissions/" + payout))
-                  .timeout(readTimeout)
-                  .GET());
-      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      Answer response =
+          exchange(authorized(reads.get().uri(base.resolve("v1/submissions/" + payout))));
       Map<String, Object> answer = parse(response.body());
       if (response.statusCode() == 200) {
         return new Found(submission(answer), content(answer));
@@ -214,9 +230,6 @@ public final class RailProxyClient {
       return new Unavailable("HTTP " + response.statusCode() + " " + string(answer, "code"));
     } catch (IOException | IllegalStateException e) {
       return new Unavailable(e.getClass().getSimpleName() + ": " + e.getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new Unavailable("interrupted");
     }
   }
 

@@ -1,20 +1,17 @@
 package dev.fencepost.railproxy;
 
+import dev.fencepost.http.OutboundHttp;
 import dev.fencepost.security.BearerTokenSource;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import org.springframework.http.MediaType;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestClientException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -23,54 +20,50 @@ import tools.jackson.databind.json.JsonMapper;
  * The only code that talks to the rail. One submit is one HTTP exchange, never more (ADR 0042,
  * UC-05).
  *
- * <p><b>Retries are off, and here is why that holds for the JDK client.</b> A timeout does not mean
- * "did not happen": retrying a submit that the rail already settled is a duplicate payment, the
- * very loss the project exists to prevent. The JDK {@link HttpClient} has no retry policy to
- * configure; its only automatic re-sends are (a) a request whose connection could not be
- * established at all ({@code ConnectException}: no byte reached the rail, so nothing can be
- * duplicated), (b) GET/HEAD on a pooled connection found closed, and (c) any method when the JVM
- * flag {@code jdk.httpclient.enableAllMethodRetry} is set. This class forces HTTP/1.1 (no HTTP/2
- * "unprocessed stream" replays), never follows redirects, and refuses to start when that flag is
- * set, so a POST that may have reached the rail is never sent twice. The proxy tests assert exactly
- * one request per failure mode.
+ * <p><b>Retries are off.</b> A timeout does not mean "did not happen": retrying a submit that the
+ * rail already settled is a duplicate payment, the very loss the project exists to prevent. The
+ * rail is called over the platform's one client stack ({@link OutboundHttp}, ADR 0197: Spring's
+ * RestClient over Apache HttpClient 5), whose automatic retries are disabled explicitly (HttpClient
+ * 5's default would re-send an idempotent request after an I/O error and any request answered 429
+ * or 503), which follows no redirect and speaks HTTP/1.1 only. The proxy tests assert exactly one
+ * request per failure mode. Each exchange is bounded as a whole (the answer's head and its body) by
+ * {@code fencepost.rail.timeout}, the lookup by {@code fencepost.rail.lookup-timeout}; an exchange
+ * past its bound is abandoned, not repeated.
  *
  * <p><b>Credentials.</b> The proxy calls the rail as itself (RAIL_PROXY) with a bearer token from
  * its {@link BearerTokenSource}. {@link #credential()} is asked before the intent is recorded and
  * the token is handed to {@link #submit}, so a failure to get one is never a rail outcome: nothing
  * is recorded and nothing is sent (ADR 0145).
  */
-public final class RailClient {
-
-  static final String ALL_METHOD_RETRY_FLAG = "jdk.httpclient.enableAllMethodRetry";
+public final class RailClient implements AutoCloseable {
 
   private final RailProperties properties;
   private final JsonMapper json;
-  private final HttpClient http;
+  private final OutboundHttp http;
+  private final RestClient submits;
+  private final RestClient lookups;
   private final BearerTokenSource credentials;
 
   public RailClient(RailProperties properties, JsonMapper json, BearerTokenSource credentials) {
-    refuseAutomaticPostRetry();
     this.properties = properties;
     this.json = json;
     this.credentials = credentials;
     this.http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .followRedirects(HttpClient.Redirect.NEVER)
+        OutboundHttp.builder()
             .connectTimeout(properties.connectTimeout())
+            .responseTimeout(properties.timeout())
+            .build();
+    this.submits =
+        RestClient.builder().requestFactory(http.requestFactory(properties.timeout())).build();
+    this.lookups =
+        RestClient.builder()
+            .requestFactory(http.requestFactory(properties.lookupTimeout()))
             .build();
   }
 
-  /** Fails start-up if the JVM was told to re-send non-idempotent requests (ADR 0042). */
-  static void refuseAutomaticPostRetry() {
-    String flag = System.getProperty(ALL_METHOD_RETRY_FLAG);
-    if (flag != null && !flag.equalsIgnoreCase("false")) {
-      throw new IllegalStateException(
-          "-D"
-              + ALL_METHOD_RETRY_FLAG
-              + " would let the JDK HTTP client re-send a payment submit; the rail proxy never"
-              + " retries a submit (ADR 0042, UC-05)");
-    }
+  @Override
+  public void close() {
+    http.close();
   }
 
   /**
@@ -101,29 +94,26 @@ public final class RailClient {
     body.put("amountMinor", submission.amountMinor());
     body.put("currency", submission.currency());
     body.put("beneficiaryRef", submission.beneficiaryRef());
-    HttpRequest request =
-        HttpRequest.newBuilder(resolve("/rail/payments"))
-            .timeout(properties.timeout())
-            .header("Authorization", "Bearer " + credential)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body)))
-            .build();
-    HttpResponse<String> response;
+    Answer response;
     try {
-      response = exchange(request, properties.timeout().toMillis());
-    } catch (HttpTimeoutException | TimeoutException e) {
+      response =
+          exchange(
+              submits
+                  .post()
+                  .uri(resolve("/rail/payments"))
+                  .header("Authorization", "Bearer " + credential)
+                  .contentType(MediaType.APPLICATION_JSON)
+                  .accept(MediaType.APPLICATION_JSON)
+                  .body(json.writeValueAsString(body)));
+    } catch (SocketTimeoutException e) {
       return RailOutcome.ambiguous("timeout after " + properties.timeout().toMillis() + " ms");
     } catch (IOException e) {
       return RailOutcome.ambiguous("connection failure: " + describe(e));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return RailOutcome.ambiguous("interrupted while waiting for the rail");
     }
     return classify(response);
   }
 
-  private RailOutcome classify(HttpResponse<String> response) {
+  private RailOutcome classify(Answer response) {
     int status = response.statusCode();
     if (status == 201 || status == 200) {
       String reference = field(response.body(), "railReference");
@@ -151,24 +141,20 @@ public final class RailClient {
     } catch (RailCredentialsUnavailableException e) {
       throw new RailLookupUnavailableException("no credentials for the rail: " + e.getMessage(), e);
     }
-    HttpRequest request =
-        HttpRequest.newBuilder(
-                resolve(
-                    "/rail/payments?clientReference="
-                        + URLEncoder.encode(clientReference, StandardCharsets.UTF_8)))
-            .timeout(properties.lookupTimeout())
-            .header("Authorization", "Bearer " + credential)
-            .header("Accept", "application/json")
-            .GET()
-            .build();
-    HttpResponse<String> response;
+    Answer response;
     try {
-      response = exchange(request, properties.lookupTimeout().toMillis());
-    } catch (IOException | TimeoutException e) {
+      response =
+          exchange(
+              lookups
+                  .get()
+                  .uri(
+                      resolve(
+                          "/rail/payments?clientReference="
+                              + URLEncoder.encode(clientReference, StandardCharsets.UTF_8)))
+                  .header("Authorization", "Bearer " + credential)
+                  .accept(MediaType.APPLICATION_JSON));
+    } catch (IOException e) {
       throw new RailLookupUnavailableException("rail lookup failed: " + describe(e), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new RailLookupUnavailableException("interrupted during the rail lookup", e);
     }
     if (response.statusCode() != 200) {
       throw new RailLookupUnavailableException(
@@ -185,26 +171,27 @@ public final class RailClient {
     }
   }
 
+  /** An answer, read whole: its status and body. */
+  private record Answer(int statusCode, String body) {}
+
   /**
-   * One exchange bounded as a whole: the request timeout covers the wait for the response headers,
-   * the outer bound also covers a body that trickles. A cancelled exchange is abandoned, not
-   * repeated.
+   * Sends the request once and reads the whole answer within the request factory's bound. Every
+   * transport failure, the bound expiring included, comes back as the IOException behind it.
    */
-  private HttpResponse<String> exchange(HttpRequest request, long budgetMillis)
-      throws IOException, InterruptedException, TimeoutException {
-    CompletableFuture<HttpResponse<String>> future =
-        http.sendAsync(request, HttpResponse.BodyHandlers.ofString());
+  private static Answer exchange(RestClient.RequestHeadersSpec<?> request) throws IOException {
     try {
-      return future.get(budgetMillis, TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      future.cancel(true);
-      throw e;
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof IOException io) {
-        throw io;
+      return request.exchange(
+          (req, response) ->
+              new Answer(
+                  response.getStatusCode().value(),
+                  new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8)));
+    } catch (RestClientException e) {
+      for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+        if (t instanceof IOException io) {
+          throw io;
+        }
       }
-      throw new IOException(cause);
+      throw new IOException(describe(e), e);
     }
   }
 

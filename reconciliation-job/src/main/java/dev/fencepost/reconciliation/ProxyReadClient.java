@@ -2,7 +2,6 @@ package dev.fencepost.reconciliation;
 
 import dev.fencepost.security.BearerTokenSource;
 import java.net.URLEncoder;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -50,7 +49,7 @@ public class ProxyReadClient implements SubmissionSource {
               + afterId
               + "&limit="
               + PAGE;
-      HttpResponse<String> response = proxy.get(path);
+      SourceReader.Answer response = proxy.get(path);
       if (response.statusCode() != 200) {
         throw new SourceUnavailableException(
             "proxy submissions page answered " + response.statusCode() + ": " + response.body());
@@ -72,7 +71,7 @@ public class ProxyReadClient implements SubmissionSource {
   /** The proxy's record for one payout; empty means it was never submitted. */
   @Override
   public Optional<Submission> submission(String payoutId) {
-    HttpResponse<String> response = proxy.get("/v1/submissions/" + encode(payoutId));
+    SourceReader.Answer response = proxy.get("/v1/submissions/" + encode(payoutId));
     if (response.statusCode() == 404) {
       return Optional.empty();
     }
@@ -88,7 +87,7 @@ public class ProxyReadClient implements SubmissionSource {
    * RailLookup.Unavailable}.
    */
   public RailLookup lookup(String clientReference) {
-    HttpResponse<String> response;
+    SourceReader.Answer response;
     try {
       response = proxy.get("/v1/rail/payments?clientReference=" + encode(clientReference));
     } catch (SourceUnavailableException e) {

@@ -2,7 +2,6 @@ package dev.fencepost.reconciliation;
 
 import dev.fencepost.security.BearerTokenSource;
 import java.net.URLEncoder;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
@@ -33,7 +32,7 @@ public final class RailStatementSource implements StatementSource {
 
   @Override
   public StatementPage read(ReconciliationWindow window, int page) {
-    HttpResponse<String> response =
+    SourceReader.Answer response =
         rail.get(
             "/rail/statements?bookedFrom="
                 + encode(window.from().toString())

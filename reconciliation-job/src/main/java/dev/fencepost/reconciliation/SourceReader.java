@@ -1,25 +1,42 @@
 package dev.fencepost.reconciliation;
 
+import dev.fencepost.http.OutboundHttp;
 import dev.fencepost.security.BearerTokenSource;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestClientException;
 
 /**
  * GETs from one source the comparison reads (the proxy's read API, the rail statement), with the
- * reconciler's bearer token on every request and no redirect followed. Every way of not getting an
+ * reconciler's bearer token on every request and no redirect followed, over the platform's one
+ * client stack ({@link OutboundHttp}, ADR 0197; no automatic retry). Each GET is bounded as a whole
+ * (connecting, the answer's head and its body) by the reader's timeout. Every way of not getting an
  * answer is a {@link SourceUnavailableException} naming the source, so that a run fails rather than
  * report a partial comparison as complete (UC-07).
  */
 final class SourceReader {
 
+  /**
+   * Every reader's connections, one pool per JVM: readers are made per run and per source, and a
+   * pool of their own would outlive them.
+   */
+  private static final class Shared {
+    static final OutboundHttp HTTP =
+        OutboundHttp.builder()
+            .connectTimeout(Duration.ofSeconds(10))
+            .responseTimeout(Duration.ofSeconds(30))
+            .build();
+  }
+
+  /** An answer read whole. */
+  record Answer(int statusCode, String body) {}
+
   private final String source;
-  private final HttpClient http;
+  private final RestClient http;
   private final String baseUrl;
-  private final Duration timeout;
   private final BearerTokenSource credentials;
 
   /**
@@ -31,13 +48,7 @@ final class SourceReader {
     this.source = source;
     this.credentials = credentials;
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
-    this.timeout = timeout;
-    this.http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(timeout)
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .build();
+    this.http = RestClient.builder().requestFactory(Shared.HTTP.requestFactory(timeout)).build();
   }
 
   String baseUrl() {
@@ -45,22 +56,35 @@ final class SourceReader {
   }
 
   /** The answer to {@code GET path}, whatever its status. */
-  HttpResponse<String> get(String path) {
+  Answer get(String path) {
+    RestClient.RequestHeadersSpec<?> request = http.get().uri(URI.create(baseUrl + path));
     try {
-      HttpRequest.Builder request =
-          HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(timeout).GET();
       if (credentials != null) {
         request.header("Authorization", "Bearer " + credentials.currentToken());
       }
-      return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     } catch (IllegalStateException e) {
       throw new SourceUnavailableException(
           "no credentials for the " + source + ": " + e.getMessage(), e);
-    } catch (IOException e) {
-      throw new SourceUnavailableException(source + " unreachable at " + baseUrl + ": " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new SourceUnavailableException("interrupted reading the " + source, e);
     }
+    try {
+      return request.exchange(
+          (req, response) ->
+              new Answer(
+                  response.getStatusCode().value(),
+                  new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8)));
+    } catch (RestClientException e) {
+      IOException cause = ioCause(e);
+      throw new SourceUnavailableException(
+          source + " unreachable at " + baseUrl + ": " + (cause != null ? cause : e), e);
+    }
+  }
+
+  private static IOException ioCause(Throwable e) {
+    for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+      if (t instanceof IOException io) {
+        return io;
+      }
+    }
+    return null;
   }
 }

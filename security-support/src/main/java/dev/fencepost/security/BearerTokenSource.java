@@ -16,8 +16,8 @@ import org.springframework.http.client.ClientHttpRequestInterceptor;
 public interface BearerTokenSource {
 
   /**
-   * A token valid now, for an {@code Authorization: Bearer} header ({@code java.net.http} callers
-   * set the header themselves).
+   * A token valid now, for an {@code Authorization: Bearer} header (callers that must tell a
+   * missing token from a failed request set the header themselves).
    *
    * @throws IllegalStateException when no token can be obtained (issuer down, file unreadable)
    */

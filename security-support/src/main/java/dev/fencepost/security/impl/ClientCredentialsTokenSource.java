@@ -1,18 +1,25 @@
 package dev.fencepost.security.impl;
 
+import dev.fencepost.http.OutboundHttp;
 import dev.fencepost.security.BearerTokenSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.http.converter.FormHttpMessageConverter;
 import org.springframework.security.oauth2.client.AuthorizedClientServiceOAuth2AuthorizedClientManager;
 import org.springframework.security.oauth2.client.InMemoryOAuth2AuthorizedClientService;
 import org.springframework.security.oauth2.client.OAuth2AuthorizeRequest;
 import org.springframework.security.oauth2.client.OAuth2AuthorizedClient;
 import org.springframework.security.oauth2.client.OAuth2AuthorizedClientProviderBuilder;
+import org.springframework.security.oauth2.client.endpoint.RestClientClientCredentialsTokenResponseClient;
+import org.springframework.security.oauth2.client.http.OAuth2ErrorResponseErrorHandler;
 import org.springframework.security.oauth2.client.registration.ClientRegistrationRepository;
+import org.springframework.security.oauth2.core.http.converter.OAuth2AccessTokenResponseHttpMessageConverter;
+import org.springframework.web.client.RestClient;
 
 /**
  * Tokens from the OAuth2 client-credentials grant of one client registration, through Spring
@@ -74,12 +81,36 @@ public final class ClientCredentialsTokenSource implements BearerTokenSource {
     this.manager =
         new AuthorizedClientServiceOAuth2AuthorizedClientManager(
             registrations, new InMemoryOAuth2AuthorizedClientService(registrations));
+    // Token requests go out over the platform's one client stack (ADR 0197), not over whatever
+    // RestClient.builder() would detect on the class path with that library's defaults.
+    RestClientClientCredentialsTokenResponseClient tokens =
+        new RestClientClientCredentialsTokenResponseClient();
+    tokens.setRestClient(
+        RestClient.builder()
+            .requestFactory(TokenHttp.HTTP.requestFactory())
+            .messageConverters(
+                List.of(
+                    new FormHttpMessageConverter(),
+                    new OAuth2AccessTokenResponseHttpMessageConverter()))
+            .defaultStatusHandler(new OAuth2ErrorResponseErrorHandler())
+            .build());
     // The provider fetches a new token only when it judges the old one expired: it must judge by
     // the same clock and margin as this class, or a renewal would get the old token back.
     manager.setAuthorizedClientProvider(
         OAuth2AuthorizedClientProviderBuilder.builder()
-            .clientCredentials(c -> c.clockSkew(RENEW_AHEAD).clock(clock))
+            .clientCredentials(
+                c -> c.accessTokenResponseClient(tokens).clockSkew(RENEW_AHEAD).clock(clock))
             .build());
+  }
+
+  /** The token fetches' client, one per JVM (built on first use). */
+  private static final class TokenHttp {
+    static final OutboundHttp HTTP =
+        OutboundHttp.builder()
+            .connectTimeout(Duration.ofSeconds(5))
+            .responseTimeout(Duration.ofSeconds(10))
+            .maxConnections(4)
+            .build();
   }
 
   @Override

@@ -208,6 +208,7 @@ public final class DefaultLockClient implements StartableLockClient, SmartLifecy
   @Override
   public void close() {
     stop();
+    http.close();
   }
 
   @Override

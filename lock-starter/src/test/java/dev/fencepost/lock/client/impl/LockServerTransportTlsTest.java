@@ -3,9 +3,8 @@ package dev.fencepost.lock.client.impl;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencepost.http.OutboundHttp;
 import dev.fencepost.launcher.LocalTls;
-import dev.fencepost.lock.client.impl.LockServerHttp.ConnectionPool;
-import dev.fencepost.lock.client.impl.LockServerHttp.Http11Transport;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -15,11 +14,10 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLServerSocket;
-import javax.net.ssl.SSLSocketFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,14 +26,16 @@ import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.pem.PemSslStoreBundle;
 import org.springframework.boot.ssl.pem.PemSslStoreDetails;
 import org.springframework.http.HttpMethod;
+import org.springframework.http.client.ClientHttpRequestFactory;
 import org.springframework.http.client.ClientHttpResponse;
 
 /**
- * The starter's transport over TLS (ADR 0150), against a loopback TLS peer presenting the local
- * run's certificate: a client that trusts the run's CA gets the answer over one kept-alive TLS
- * connection, and one that does not (another run's CA) fails the handshake and sends nothing.
+ * The starter's transport (ADR 0197: {@link OutboundHttp}) over TLS (ADR 0150), against a loopback
+ * TLS peer presenting the local run's certificate: with the JVM's default trust set to the run's CA
+ * the answer comes over one kept-alive TLS connection, and with another run's CA the handshake
+ * fails and nothing is sent.
  */
-class Http11TransportTlsTest {
+class LockServerTransportTlsTest {
 
   @TempDir Path dir;
 
@@ -64,8 +64,16 @@ class Http11TransportTlsTest {
     acceptor.start();
   }
 
+  private SSLContext jvmDefault;
+
+  @BeforeEach
+  void rememberTheJvmsTrust() throws Exception {
+    jvmDefault = SSLContext.getDefault();
+  }
+
   @AfterEach
   void stop() throws IOException {
+    SSLContext.setDefault(jvmDefault);
     server.close();
   }
 
@@ -108,14 +116,15 @@ class Http11TransportTlsTest {
     }
   }
 
-  private String get(SSLSocketFactory trust, String path) throws IOException {
-    Http11Transport transport =
-        new Http11Transport(
-            new ConnectionPool(), Duration.ofSeconds(2), Duration.ofSeconds(5), trust);
-    return get(transport, path);
+  /** A GET over a new client whose JVM default trust is {@code trust} (as a service's is). */
+  private String get(SSLContext trust, String path) throws IOException {
+    SSLContext.setDefault(trust);
+    try (OutboundHttp http = OutboundHttp.builder().build()) {
+      return get(http.requestFactory(), path);
+    }
   }
 
-  private String get(Http11Transport transport, String path) throws IOException {
+  private String get(ClientHttpRequestFactory transport, String path) throws IOException {
     URI uri = URI.create("https://127.0.0.1:" + server.getLocalPort() + path);
     try (ClientHttpResponse response = transport.createRequest(uri, HttpMethod.GET).execute()) {
       return new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8);
@@ -124,15 +133,11 @@ class Http11TransportTlsTest {
 
   @Test
   void aClientTrustingTheRunCaTalksOverOneKeptAliveTlsConnection() throws IOException {
-    Http11Transport transport =
-        new Http11Transport(
-            new ConnectionPool(),
-            Duration.ofSeconds(2),
-            Duration.ofSeconds(5),
-            tls.sslContext().getSocketFactory());
-
-    assertThat(get(transport, "/a")).isEqualTo("ok");
-    assertThat(get(transport, "/b")).isEqualTo("ok");
+    SSLContext.setDefault(tls.sslContext());
+    try (OutboundHttp http = OutboundHttp.builder().build()) {
+      assertThat(get(http.requestFactory(), "/a")).isEqualTo("ok");
+      assertThat(get(http.requestFactory(), "/b")).isEqualTo("ok");
+    }
 
     assertThat(accepted).hasValue(1);
     assertThat(requests).hasValue(2);
@@ -142,8 +147,7 @@ class Http11TransportTlsTest {
   void aClientThatDoesNotTrustTheRunCaFailsTheHandshakeAndSendsNothing() {
     LocalTls stranger = LocalTls.generate(dir.resolve("stranger"));
 
-    assertThatThrownBy(() -> get(stranger.sslContext().getSocketFactory(), "/a"))
-        .isInstanceOf(SSLException.class);
+    assertThatThrownBy(() -> get(stranger.sslContext(), "/a")).isInstanceOf(SSLException.class);
     assertThat(requests).hasValue(0);
   }
 }
