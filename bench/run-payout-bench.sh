@@ -48,6 +48,8 @@ bench_loadavg > "$OUT/run.load-before"
 run_shape() { # name workers payouts accounts rail ambiguity [extra...]
   local name=$1 workers=$2 payouts=$3 accounts=$4 rail=$5 ambiguity=$6
   shift 6
+  # A smoke run with fewer payouts than the shape's accounts spreads them over fewer accounts.
+  accounts=$((payouts < accounts ? payouts : accounts))
   local threads=$((workers / PROCESSES))
   local args=(--lock-port 0 --payouts "$payouts" --accounts "$accounts" --workers "$PROCESSES"
     --concurrency "$threads" --rail-latency "$rail" --ambiguity "$ambiguity"

@@ -141,6 +141,10 @@ final class CostMeter {
       Map<String, Costs.Statement> statements) {}
 
   private Reading read(long finished) {
+    // The clock is read with the CPU counters, not after the scrapes and queries that follow them:
+    // those take a varying time, and a short window would otherwise show more cores busy than exist.
+    long nanos = System.nanoTime();
+    Instant at = Instant.now();
     Map<String, Long> cpu = new LinkedHashMap<>();
     long workerNanos = ProcessCpu.self().reapedChildrenNanos();
     for (JavaProcess worker : workers.get()) {
@@ -196,8 +200,8 @@ final class CostMeter {
     requests.put("identity-issuer", served(platform.identity().issuer()));
     return new Reading(
         finished,
-        System.nanoTime(),
-        Instant.now(),
+        nanos,
+        at,
         cpu,
         commits,
         requests,
