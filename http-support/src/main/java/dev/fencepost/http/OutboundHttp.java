@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Map;
@@ -50,6 +51,7 @@ import org.springframework.http.client.ClientHttpRequestFactory;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.HttpComponentsClientHttpRequestFactory;
 import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestClientException;
 
 /**
  * The platform's one outbound HTTP client stack (ADR 0197): Spring's {@link RestClient} over Apache
@@ -194,6 +196,34 @@ public final class OutboundHttp implements AutoCloseable {
                     }))
             .build();
     startWatchdog();
+  }
+
+  /** An answer read whole: its status code and its body as UTF-8 text (empty when it had none). */
+  public record Answer(int statusCode, String body) {}
+
+  /**
+   * Sends {@code request} once and reads its whole answer, whatever the status: the callers that
+   * decide for themselves what each status means (a payment submit, a lookup, an operator's call)
+   * use this instead of Spring's status handlers. A transport failure, the whole-exchange deadline
+   * included, is thrown as the {@link IOException} behind Spring's exception, or as one wrapping it
+   * when there is none; the request may or may not have reached the server.
+   */
+  public static Answer exchange(RestClient.RequestHeadersSpec<?> request) throws IOException {
+    try {
+      return request.exchange(
+          (req, response) ->
+              new Answer(
+                  response.getStatusCode().value(),
+                  new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8)));
+    } catch (RestClientException e) {
+      for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+        if (t instanceof IOException io) {
+          throw io;
+        }
+      }
+      throw new IOException(
+          e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()), e);
+    }
   }
 
   private static synchronized void startWatchdog() {

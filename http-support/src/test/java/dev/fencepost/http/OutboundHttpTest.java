@@ -98,6 +98,32 @@ class OutboundHttpTest {
   }
 
   @Test
+  void exchangeReadsAnAnswerOfAnyStatusWholeAndSendsOnce() throws Exception {
+    server.stubFor(
+        post("/pay").willReturn(aResponse().withStatus(422).withBody("{\"code\":\"X\"}")));
+
+    OutboundHttp.Answer answer =
+        OutboundHttp.exchange(
+            client.post().uri("/pay").contentType(MediaType.APPLICATION_JSON).body("{}"));
+
+    assertThat(answer.statusCode()).isEqualTo(422);
+    assertThat(answer.body()).isEqualTo("{\"code\":\"X\"}");
+    server.verify(1, postRequestedFor(urlEqualTo("/pay")));
+  }
+
+  @Test
+  void exchangeThrowsTheTransportFailureAsAnIOExceptionAndSendsOnce() {
+    server.stubFor(post("/pay").willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)));
+
+    assertThatThrownBy(
+            () ->
+                OutboundHttp.exchange(
+                    client.post().uri("/pay").contentType(MediaType.APPLICATION_JSON).body("{}")))
+        .isInstanceOf(java.io.IOException.class);
+    server.verify(1, postRequestedFor(urlEqualTo("/pay")));
+  }
+
+  @Test
   void aGetWithoutAnAnswerIsNotResentEither() {
     // HttpClient 5's default strategy would re-send an idempotent request after this.
     server.stubFor(get("/record").willReturn(aResponse().withFault(Fault.EMPTY_RESPONSE)));

@@ -3,14 +3,12 @@ package dev.fencepost.console;
 import dev.fencepost.http.OutboundHttp;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
 import org.springframework.web.client.RestClient;
-import org.springframework.web.client.RestClientException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -91,9 +89,6 @@ public class ServiceClient implements AutoCloseable {
         true);
   }
 
-  /** A status and a body, read whole. */
-  private record Response(int statusCode, String body) {}
-
   private Answer send(RestClient.RequestHeadersSpec<?> request, String url, boolean asPerson) {
     request.header("Accept", "application/json");
     if (asPerson) {
@@ -101,7 +96,7 @@ public class ServiceClient implements AutoCloseable {
       request.header("Authorization", "Bearer " + token.current());
     }
     try {
-      Response response = exchange(request);
+      OutboundHttp.Answer response = OutboundHttp.exchange(request);
       JsonNode body = parse(response.body());
       String code = body != null && body.hasNonNull("code") ? body.get("code").asString() : null;
       String detail =
@@ -125,24 +120,6 @@ public class ServiceClient implements AutoCloseable {
           .log("service unreachable");
       return new Answer(
           0, null, "UNREACHABLE", e.getClass().getSimpleName() + ": " + e.getMessage());
-    }
-  }
-
-  /** Sends once and reads the whole answer; a transport failure is the IOException behind it. */
-  private static Response exchange(RestClient.RequestHeadersSpec<?> request) throws IOException {
-    try {
-      return request.exchange(
-          (req, response) ->
-              new Response(
-                  response.getStatusCode().value(),
-                  new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8)));
-    } catch (RestClientException e) {
-      for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
-        if (t instanceof IOException io) {
-          throw io;
-        }
-      }
-      throw new IOException(e.getMessage(), e);
     }
   }
 

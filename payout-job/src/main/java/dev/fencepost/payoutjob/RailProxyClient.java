@@ -8,13 +8,11 @@ import dev.fencepost.payment.SubmittedContent;
 import dev.fencepost.security.BearerTokenSource;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.http.MediaType;
 import org.springframework.web.client.RestClient;
-import org.springframework.web.client.RestClientException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -130,27 +128,6 @@ public final class RailProxyClient implements AutoCloseable {
     return request;
   }
 
-  /** An answer read whole: its status and body. */
-  private record Answer(int statusCode, String body) {}
-
-  /** Sends once and reads the whole answer; any transport failure is the IOException behind it. */
-  private static Answer exchange(RestClient.RequestHeadersSpec<?> request) throws IOException {
-    try {
-      return request.exchange(
-          (req, response) ->
-              new Answer(
-                  response.getStatusCode().value(),
-                  new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8)));
-    } catch (RestClientException e) {
-      for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
-        if (t instanceof IOException io) {
-          throw io;
-        }
-      }
-      throw new IOException(e.getMessage(), e);
-    }
-  }
-
   /**
    * Submits {@code payout} under {@code token}, once, with the lock server's signed grant for that
    * token ({@code grant}, the held lock's latest): the proxy refuses a submission without one, 403,
@@ -178,9 +155,9 @@ public final class RailProxyClient implements AutoCloseable {
       // No token, so no request: the proxy never saw this payout (ADR 0145).
       return new NothingSent("NO_CREDENTIALS");
     }
-    Answer response;
+    OutboundHttp.Answer response;
     try {
-      response = exchange(request.body(json.writeValueAsString(body)));
+      response = OutboundHttp.exchange(request.body(json.writeValueAsString(body)));
     } catch (IOException e) {
       return new NoAnswer(e.getClass().getSimpleName() + ": " + e.getMessage());
     }
@@ -218,8 +195,9 @@ public final class RailProxyClient implements AutoCloseable {
   /** The proxy's record of {@code payout}, for recovery. */
   public Lookup find(PayoutId payout) {
     try {
-      Answer response =
-          exchange(authorized(reads.get().uri(base.resolve("v1/submissions/" + payout))));
+      OutboundHttp.Answer response =
+          OutboundHttp.exchange(
+              authorized(reads.get().uri(base.resolve("v1/submissions/" + payout))));
       Map<String, Object> answer = parse(response.body());
       if (response.statusCode() == 200) {
         return new Found(submission(answer), content(answer));

@@ -11,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.http.MediaType;
 import org.springframework.web.client.RestClient;
-import org.springframework.web.client.RestClientException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -94,10 +93,10 @@ public final class RailClient implements AutoCloseable {
     body.put("amountMinor", submission.amountMinor());
     body.put("currency", submission.currency());
     body.put("beneficiaryRef", submission.beneficiaryRef());
-    Answer response;
+    OutboundHttp.Answer response;
     try {
       response =
-          exchange(
+          OutboundHttp.exchange(
               submits
                   .post()
                   .uri(resolve("/rail/payments"))
@@ -113,7 +112,7 @@ public final class RailClient implements AutoCloseable {
     return classify(response);
   }
 
-  private RailOutcome classify(Answer response) {
+  private RailOutcome classify(OutboundHttp.Answer response) {
     int status = response.statusCode();
     if (status == 201 || status == 200) {
       String reference = field(response.body(), "railReference");
@@ -141,10 +140,10 @@ public final class RailClient implements AutoCloseable {
     } catch (RailCredentialsUnavailableException e) {
       throw new RailLookupUnavailableException("no credentials for the rail: " + e.getMessage(), e);
     }
-    Answer response;
+    OutboundHttp.Answer response;
     try {
       response =
-          exchange(
+          OutboundHttp.exchange(
               lookups
                   .get()
                   .uri(
@@ -168,30 +167,6 @@ public final class RailClient implements AutoCloseable {
       return json.writeValueAsString(parsed);
     } catch (JacksonException e) {
       throw new RailLookupUnavailableException("rail lookup answered malformed JSON", e);
-    }
-  }
-
-  /** An answer, read whole: its status and body. */
-  private record Answer(int statusCode, String body) {}
-
-  /**
-   * Sends the request once and reads the whole answer within the request factory's bound. Every
-   * transport failure, the bound expiring included, comes back as the IOException behind it.
-   */
-  private static Answer exchange(RestClient.RequestHeadersSpec<?> request) throws IOException {
-    try {
-      return request.exchange(
-          (req, response) ->
-              new Answer(
-                  response.getStatusCode().value(),
-                  new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8)));
-    } catch (RestClientException e) {
-      for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
-        if (t instanceof IOException io) {
-          throw io;
-        }
-      }
-      throw new IOException(describe(e), e);
     }
   }
 

@@ -4,10 +4,8 @@ import dev.fencepost.http.OutboundHttp;
 import dev.fencepost.security.BearerTokenSource;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.springframework.web.client.RestClient;
-import org.springframework.web.client.RestClientException;
 
 /**
  * GETs from one source the comparison reads (the proxy's read API, the rail statement), with the
@@ -67,24 +65,10 @@ final class SourceReader {
           "no credentials for the " + source + ": " + e.getMessage(), e);
     }
     try {
-      return request.exchange(
-          (req, response) ->
-              new Answer(
-                  response.getStatusCode().value(),
-                  new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8)));
-    } catch (RestClientException e) {
-      IOException cause = ioCause(e);
-      throw new SourceUnavailableException(
-          source + " unreachable at " + baseUrl + ": " + (cause != null ? cause : e), e);
+      OutboundHttp.Answer answer = OutboundHttp.exchange(request);
+      return new Answer(answer.statusCode(), answer.body());
+    } catch (IOException e) {
+      throw new SourceUnavailableException(source + " unreachable at " + baseUrl + ": " + e, e);
     }
-  }
-
-  private static IOException ioCause(Throwable e) {
-    for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
-      if (t instanceof IOException io) {
-        return io;
-      }
-    }
-    return null;
   }
 }
