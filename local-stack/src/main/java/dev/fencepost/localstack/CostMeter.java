@@ -142,7 +142,8 @@ final class CostMeter {
 
   private Reading read(long finished) {
     // The clock is read with the CPU counters, not after the scrapes and queries that follow them:
-    // those take a varying time, and a short window would otherwise show more cores busy than exist.
+    // those take a varying time, and a short window would otherwise show more cores busy than the
+    // machine has.
     long nanos = System.nanoTime();
     Instant at = Instant.now();
     Map<String, Long> cpu = new LinkedHashMap<>();
