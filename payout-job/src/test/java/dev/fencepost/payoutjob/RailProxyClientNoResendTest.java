@@ -4,17 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.fencepost.lock.FencingToken;
-import dev.fencepost.payment.AccountId;
 import dev.fencepost.payment.Payout;
-import dev.fencepost.payment.PayoutId;
-import dev.fencepost.payment.PayoutState;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -89,26 +85,6 @@ class RailProxyClientNoResendTest {
   }
 
   private static Payout payout() {
-    Instant now = Instant.parse("2026-01-01T00:00:00Z");
-    PayoutId id = PayoutId.parse("6f1d7f5e-3a8b-4f7e-9a51-0c7a2b9e4d11");
-    return new Payout(
-        id,
-        AccountId.of("acc-once"),
-        1_000,
-        "EUR",
-        "ben-1",
-        PayoutState.CLAIMED,
-        id.clientReference(),
-        "w1",
-        7L,
-        null,
-        null,
-        1,
-        now,
-        now,
-        null,
-        null,
-        null,
-        now);
+    return ClaimedPayouts.claimed("6f1d7f5e-3a8b-4f7e-9a51-0c7a2b9e4d11", "acc-once");
   }
 }

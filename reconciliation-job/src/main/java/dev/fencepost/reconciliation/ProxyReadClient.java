@@ -1,5 +1,6 @@
 package dev.fencepost.reconciliation;
 
+import dev.fencepost.http.OutboundHttp;
 import dev.fencepost.security.BearerTokenSource;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -49,7 +50,7 @@ public class ProxyReadClient implements SubmissionSource {
               + afterId
               + "&limit="
               + PAGE;
-      SourceReader.Answer response = proxy.get(path);
+      OutboundHttp.Answer response = proxy.get(path);
       if (response.statusCode() != 200) {
         throw new SourceUnavailableException(
             "proxy submissions page answered " + response.statusCode() + ": " + response.body());
@@ -71,7 +72,7 @@ public class ProxyReadClient implements SubmissionSource {
   /** The proxy's record for one payout; empty means it was never submitted. */
   @Override
   public Optional<Submission> submission(String payoutId) {
-    SourceReader.Answer response = proxy.get("/v1/submissions/" + encode(payoutId));
+    OutboundHttp.Answer response = proxy.get("/v1/submissions/" + encode(payoutId));
     if (response.statusCode() == 404) {
       return Optional.empty();
     }
@@ -87,7 +88,7 @@ public class ProxyReadClient implements SubmissionSource {
    * RailLookup.Unavailable}.
    */
   public RailLookup lookup(String clientReference) {
-    SourceReader.Answer response;
+    OutboundHttp.Answer response;
     try {
       response = proxy.get("/v1/rail/payments?clientReference=" + encode(clientReference));
     } catch (SourceUnavailableException e) {

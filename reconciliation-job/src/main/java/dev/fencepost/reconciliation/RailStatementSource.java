@@ -1,5 +1,6 @@
 package dev.fencepost.reconciliation;
 
+import dev.fencepost.http.OutboundHttp;
 import dev.fencepost.security.BearerTokenSource;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,7 @@ public final class RailStatementSource implements StatementSource {
 
   @Override
   public StatementPage read(ReconciliationWindow window, int page) {
-    SourceReader.Answer response =
+    OutboundHttp.Answer response =
         rail.get(
             "/rail/statements?bookedFrom="
                 + encode(window.from().toString())

@@ -29,9 +29,6 @@ final class SourceReader {
             .build();
   }
 
-  /** An answer read whole. */
-  record Answer(int statusCode, String body) {}
-
   private final String source;
   private final RestClient http;
   private final String baseUrl;
@@ -54,7 +51,7 @@ final class SourceReader {
   }
 
   /** The answer to {@code GET path}, whatever its status. */
-  Answer get(String path) {
+  OutboundHttp.Answer get(String path) {
     RestClient.RequestHeadersSpec<?> request = http.get().uri(URI.create(baseUrl + path));
     try {
       if (credentials != null) {
@@ -65,8 +62,7 @@ final class SourceReader {
           "no credentials for the " + source + ": " + e.getMessage(), e);
     }
     try {
-      OutboundHttp.Answer answer = OutboundHttp.exchange(request);
-      return new Answer(answer.statusCode(), answer.body());
+      return OutboundHttp.exchange(request);
     } catch (IOException e) {
       throw new SourceUnavailableException(source + " unreachable at " + baseUrl + ": " + e, e);
     }

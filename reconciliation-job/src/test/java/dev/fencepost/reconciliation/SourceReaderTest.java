@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.http.Fault;
+import dev.fencepost.http.OutboundHttp;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,7 +43,7 @@ class SourceReaderTest {
     source.stubFor(
         get("/v1/submissions/p-1").willReturn(aResponse().withStatus(404).withBody("{}")));
 
-    SourceReader.Answer answer = reader.get("/v1/submissions/p-1");
+    OutboundHttp.Answer answer = reader.get("/v1/submissions/p-1");
 
     assertThat(answer.statusCode()).isEqualTo(404);
     assertThat(answer.body()).isEqualTo("{}");
