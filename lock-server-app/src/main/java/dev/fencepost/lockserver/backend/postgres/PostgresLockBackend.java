@@ -152,6 +152,15 @@ public final class PostgresLockBackend implements LockBackend {
             () ->
                 tx.execute(
                     status -> {
+                      // The session's row first, in a statement of its own, as a takeover does
+                      // (ADR 0200): an acquire of this session still in flight holds the row's
+                      // key share, so this waits for it, and the next statement's snapshot, taken
+                      // after the wait, sees the key it claimed. Read in the same statement as the
+                      // DELETE, that key went with the cascade and without its SESSION_CLOSED.
+                      jdbc.sql("SELECT 1 FROM lock_session WHERE id = :id FOR UPDATE")
+                          .param("id", id.get())
+                          .query(Integer.class)
+                          .list();
                       List<String> keys =
                           jdbc.sql(
                                   """

@@ -291,6 +291,64 @@ class PostgresSessionRowLocksTest {
     assertThat(first.token().value()).isLessThan(second);
   }
 
+  @Test
+  void aCloseThatWaitsForItsSessionsInFlightAcquireEndsThatGrantWithItsEvent() throws Exception {
+    SessionId closing = backend.createSession("closing", Duration.ofMinutes(1)).sessionId();
+    LockKey held = freshKey();
+    backend.acquire(held, closing, Duration.ZERO);
+    LockKey inFlight = freshKey();
+
+    try (OpenTransaction acquire = new OpenTransaction(lockdb.dataSource())) {
+      // The session's acquire of a second key, uncommitted, holds its session row's key share.
+      assertThat(acquire.acquire(inFlight.value(), closing.value())).isEqualTo("GRANTED");
+      CompletableFuture<Void> close =
+          CompletableFuture.runAsync(() -> backend.closeSession(closing));
+      await().atMost(BOUND).until(() -> blockedBy(acquire.pid()) == 1);
+      acquire.commit();
+      close.get(BOUND.toSeconds(), TimeUnit.SECONDS);
+    }
+    // Both grants ended with the session, and the history says so for both: the one committed
+    // while the close waited too (ADR 0200). Without the close's row lock first, that key went
+    // with the cascade and the history checker would read its next grant as a second holder.
+    assertThat(backend.inspect(inFlight).held()).isFalse();
+    assertThat(events(closing))
+        .containsExactlyInAnyOrder(
+            held.value() + " ACQUIRED",
+            inFlight.value() + " ACQUIRED",
+            held.value() + " SESSION_CLOSED",
+            inFlight.value() + " SESSION_CLOSED");
+  }
+
+  @Test
+  void anAcquireThatWaitsForItsSessionsCloseClaimsNothingAndFindsNoSession() throws Exception {
+    SessionId closing = backend.createSession("closing", Duration.ofMinutes(1)).sessionId();
+    LockKey key = freshKey();
+
+    try (OpenTransaction close = new OpenTransaction(lockdb.dataSource())) {
+      // The close's row lock, uncommitted: the session is still there and alive by its expiry.
+      close
+          .sql()
+          .sql("SELECT 1 FROM lock_session WHERE id = :id FOR UPDATE")
+          .param("id", uuid(closing))
+          .query(Integer.class)
+          .list();
+      CompletableFuture<LockGrant> acquire =
+          CompletableFuture.supplyAsync(() -> backend.acquire(key, closing, Duration.ZERO));
+      await().atMost(BOUND).until(() -> blockedBy(close.pid()) == 1);
+      close
+          .sql()
+          .sql("DELETE FROM lock_session WHERE id = :id")
+          .param("id", uuid(closing))
+          .update();
+      close.commit();
+
+      assertThatThrownBy(() -> acquire.get(BOUND.toSeconds(), TimeUnit.SECONDS))
+          .hasCauseInstanceOf(SessionNotFoundException.class);
+    }
+    assertThat(backend.inspect(key).held()).isFalse();
+    assertThat(events(closing)).isEmpty();
+  }
+
   private static LockKey freshKey() {
     return LockKey.of("rows:" + UUID.randomUUID());
   }
