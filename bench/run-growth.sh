@@ -18,6 +18,8 @@ DOC=${DOC:-docs/benchmarks.md}
 WARMUP=${WARMUP_PAYOUTS:-2000}
 JVM=${JVM:-production}
 THREADS=${THREADS:-16}
+# local-stack stops workers after 10 minutes unless told otherwise; a 100,000-payout size needs ~30.
+DEADLINE=${WORKER_DEADLINE_SECONDS:-5400}
 # Payouts axis at 1,000 accounts; accounts axis at 10,000 and at 100,000 payouts.
 SIZES=${SIZES:-"1000:1000 10000:1000 100000:1000 10000:100 10000:10000 100000:100000"}
 mkdir -p "$OUT"
@@ -37,7 +39,7 @@ for size in $SIZES; do
   names+=("$name")
   args=(--lock-port 0 --payouts "$payouts" --warmup "$WARMUP" --accounts "$accounts" --workers 2
     --concurrency "$THREADS" --rail-latency 0ms --ambiguity 0 --synchronous-commit on
-    --page-size 1000 --rail-timeout 10s --jvm "$JVM" --summary-json "$OUT/$name.json")
+    --page-size 1000 --rail-timeout 10s --worker-deadline "$DEADLINE" --jvm "$JVM" --summary-json "$OUT/$name.json")
   echo "== $name: java -jar $(jar) ${args[*]}"
   echo "java -jar $(jar) ${args[*]}" > "$OUT/$name.command"
   bench_loadavg | tee "$OUT/$name.load-before"
@@ -97,7 +99,8 @@ for s in runs:
     lines.append(f"| {measured(s):,} | {s['accounts']:,} | {w['payouts']:,} in {w['seconds']:.0f} | {m(s)['sustainedPayoutsPerSecond']:.1f} | "
                  f"{cpu(s):.1f} | {parts} | {w['commits']['all']:.1f} | {w['walSyncs']:.2f} | {attempts:.2f} | "
                  f"{q(s, 'attemptP50Millis', 50)} / {q(s, 'attemptP99Millis', 99)} | {tenths} | "
-                 f"{s['duplicates']} / {'balanced' if s['ledgerBalanced'] else 'NOT balanced'} | {s['loadBefore']} / {s['loadAfter']} |")
+                 f"{s['duplicates']} / {'balanced' if s['ledgerBalanced'] else 'NOT balanced'}"
+                 f"{'; stopped at the deadline, unfinished payouts not measured' if m(s)['stoppedAtDeadline'] else ''} | {s['loadBefore']} / {s['loadAfter']} |")
 lines.append("")
 
 def axis(label, group, key):
