@@ -23,3 +23,26 @@ bench_commit() {
 bench_loadavg() {
   cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'
 }
+
+# How fast this machine's CPU is right now: the CPU milliseconds (not wall time) that one fixed,
+# single-threaded piece of work takes, the median of three. On a virtual machine that shares its
+# host, the same work can take twice the CPU time at one hour as at another; a benchmark records
+# this beside its figures so that runs compared across time can be told apart from such a drift
+# (ADR 0202). Lower is faster.
+bench_cpu_probe() {
+  python3 - <<'PY' 2>/dev/null || echo '?'
+import time
+def work():
+    d, s = {}, 0
+    for i in range(1_500_000):
+        d[i & 4095] = d.get(i & 4095, 0) + i
+        s += i * 7 % 13
+    return s
+runs = []
+for _ in range(3):
+    t = time.process_time()
+    work()
+    runs.append((time.process_time() - t) * 1000)
+print(f"{sorted(runs)[1]:.0f}")
+PY
+}

@@ -25,15 +25,16 @@ PAYOUTS_300MS=${PAYOUTS_300MS:-4000}
 # 3,000 so that the A-07 shape, with its 0.5 % ambiguous outcomes, still has 2,000 POSTED attempts
 # behind its p99 (ADR 0183); fewer and the table prints "not enough samples" instead.
 PAYOUTS_A07=${PAYOUTS_A07:-3000}
-# Each shape first runs this many payouts unmeasured (ADR 0196): the figures are those of a warmed
-# platform, as its long-running services and looping workers are in production, not of JVMs
-# compiling their code (a 12,000-payout run fell from 83 to 25 CPU ms per payout as it warmed up).
-WARMUP=${WARMUP_PAYOUTS:-5000}
+# Each shape first runs this many payouts unmeasured (ADRs 0196 and 0202): the figures are those of
+# a warmed platform, as its long-running services and looping workers are in production, not of
+# JVMs compiling their code. A 100,000-payout run's CPU per payout fell from 31 to 12 ms over its
+# first 30,000 payouts and moved little after them; 5,000 had left it at about 30.
+WARMUP=${WARMUP_PAYOUTS:-30000}
 # The services' and workers' JVM flags: production (the JVM's defaults, as the images run) or lean.
 JVM=${JVM:-production}
 # Each shape's worker phase is bounded: on a shared machine an overloaded run is stopped and what
 # finished is measured (the table says so) instead of the script running for an hour.
-DEADLINE=${WORKER_DEADLINE_SECONDS:-480}
+DEADLINE=${WORKER_DEADLINE_SECONDS:-1800}
 mkdir -p "$OUT"
 
 jar() { ls local-stack/target/local-stack-*-exec.jar 2>/dev/null | head -n 1; }
@@ -58,10 +59,12 @@ run_shape() { # name workers payouts accounts rail ambiguity [extra...]
   echo "== $name: java -jar $(jar) ${args[*]}"
   echo "java -jar $(jar) ${args[*]}" > "$OUT/$name.command"
   bench_loadavg | tee "$OUT/$name.load-before"
+  bench_cpu_probe > "$OUT/$name.probe-before"
   local started=$SECONDS
   java -jar "$(jar)" "${args[@]}" > "$OUT/$name.log" 2>&1 || echo "   (exit code $?: see $OUT/$name.log)"
   echo "$((SECONDS - started))" > "$OUT/$name.wall"
   bench_loadavg > "$OUT/$name.load-after"
+  bench_cpu_probe > "$OUT/$name.probe-after"
   sed -n '/^Fencepost local run/,$p' "$OUT/$name.log"
 }
 
@@ -94,6 +97,8 @@ def load(name):
     s["loadBefore"] = text(f"{out}/{name}.load-before")
     s["loadAfter"] = text(f"{out}/{name}.load-after")
     s["wall"] = int(open(f"{out}/{name}.wall").read())
+    probes = [f"{out}/{name}.probe-before", f"{out}/{name}.probe-after"]
+    s["probe"] = " / ".join(text(p) for p in probes) if all(map(os.path.exists, probes)) else "not taken"
     return s
 
 runs = {n: load(n) for n in ("zero", "fixed300", "a07")}
@@ -225,6 +230,7 @@ row("duplicates / ledger", lambda s: f"{s['duplicates']} / {'balanced' if s['led
 row("command wall time", lambda s: f"{s['wall']} s")
 row("load average before / after the shape", lambda s: f"{s['loadBefore']} / {s['loadAfter']}")
 row("load average at worker start / end", lambda s: f"{m(s)['loadAtStart']} / {m(s)['loadAtEnd']}")
+row("CPU probe ms before / after the shape (machine speed, lower is faster; ADR 0202)", lambda s: s["probe"])
 row("PostgreSQL", lambda s: m(s)["durability"])
 lines.append("")
 lines.append("What one payout cost in the measured window (`CostMeter`: CPU from `/proc`, the processes of a tree that exited included; commits from `pg_stat_database`; requests from each service's scrape):\n")
