@@ -39,8 +39,10 @@ for threads in $SIZES; do
   echo "== $name: java -jar $(jar) ${args[*]}"
   echo "java -jar $(jar) ${args[*]}" > "$OUT/$name.command"
   bench_loadavg > "$OUT/$name.load-before"
+  bench_cpu_probe > "$OUT/$name.probe-before"
   java -jar "$(jar)" "${args[@]}" > "$OUT/$name.log" 2>&1 || echo "   (exit code $?: see $OUT/$name.log)"
   bench_loadavg > "$OUT/$name.load-after"
+  bench_cpu_probe > "$OUT/$name.probe-after"
   if [ ! -f "$OUT/$name.json" ]; then
     echo "Size $name produced no summary (see $OUT/$name.log): $DOC left as it was."
     exit 1
@@ -53,6 +55,8 @@ import datetime, json, os, sys
 
 out, commit, path, sizes = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 runs = [json.load(open(f"{out}/t{t}.json")) for t in sizes]
+for t, s in zip(sizes, runs):
+    s["probes"] = [f"{out}/t{t}.probe-before", f"{out}/t{t}.probe-after"]
 def text(p): return open(p).read().strip()
 def m(s): return s["measures"]
 def win(s): return m(s)["costs"]["steady"]
@@ -97,6 +101,10 @@ row("commits per payout (lockdb / paydb / proxydb / batchdb)", lambda s: " / ".j
 row("WAL KiB and fsyncs per payout", lambda s: f"{win(s)['walBytes'] / 1024:.1f} KiB, {win(s)['walSyncs']:.2f}")
 row("lock-server requests per payout", lambda s: f"{win(s)['requests'].get('lock-server', 0):.2f}")
 row(f"model: payouts/s at saturation, {cores} cores / D", lambda s: f"{cores * 1000 / win(s)['cpuMillis']['all']:.1f}")
+# ADR 0202: how fast the machine was around each size; D from sizes whose probes differ by more
+# than 10 % is the machine's as much as the platform's.
+row("CPU probe ms before / after the size (machine speed, lower is faster; ADR 0202)",
+    lambda s: " / ".join(text(p) for p in s["probes"]) if all(map(os.path.exists, s["probes"])) else "not taken")
 lines.append("")
 ds = [win(s)["cpuMillis"]["all"] for s in runs]
 spread = (max(ds) - min(ds)) / (sum(ds) / len(ds)) * 100
