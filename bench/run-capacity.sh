@@ -23,11 +23,10 @@ DEADLINE=${WORKER_DEADLINE_SECONDS:-2400}
 SIZES=${SIZES:-"4 8 16"}
 mkdir -p "$OUT"
 
-jar() { ls local-stack/target/local-stack-*-exec.jar 2>/dev/null | head -n 1; }
 . bench/provenance.sh
+. bench/local-stack-run.sh
 COMMIT=$(bench_commit)
-echo "Building local-stack and everything it runs (-am) at $COMMIT ..."
-./mvnw -B -q -pl local-stack -am package -DskipTests -Dspotless.check.skip=true -Djib.skip=true
+bench_build_local_stack "$COMMIT"
 bench_loadavg > "$OUT/run.load-before"
 
 for threads in $SIZES; do
@@ -36,13 +35,7 @@ for threads in $SIZES; do
     --concurrency "$threads" --rail-latency 0ms --ambiguity 0 --synchronous-commit on
     --page-size 1000 --rail-timeout 10s --worker-deadline "$DEADLINE" --jvm "$JVM"
     --summary-json "$OUT/$name.json")
-  echo "== $name: java -jar $(jar) ${args[*]}"
-  echo "java -jar $(jar) ${args[*]}" > "$OUT/$name.command"
-  bench_loadavg > "$OUT/$name.load-before"
-  bench_cpu_probe > "$OUT/$name.probe-before"
-  java -jar "$(jar)" "${args[@]}" > "$OUT/$name.log" 2>&1 || echo "   (exit code $?: see $OUT/$name.log)"
-  bench_loadavg > "$OUT/$name.load-after"
-  bench_cpu_probe > "$OUT/$name.probe-after"
+  bench_run_local_stack "$name" "${args[@]}"
   if [ ! -f "$OUT/$name.json" ]; then
     echo "Size $name produced no summary (see $OUT/$name.log): $DOC left as it was."
     exit 1

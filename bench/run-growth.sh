@@ -33,8 +33,8 @@ DEADLINE=${WORKER_DEADLINE_SECONDS:-5400}
 SIZES=${SIZES:-"1000:1000 10000:1000 100000:1000 10000:100 10000:10000 100000:100000"}
 mkdir -p "$OUT"
 
-jar() { ls local-stack/target/local-stack-*-exec.jar 2>/dev/null | head -n 1; }
 . bench/provenance.sh
+. bench/local-stack-run.sh
 names=()
 if [ -n "$REPORT_ONLY" ]; then
   COMMIT=$(cat "$OUT/commit")
@@ -42,8 +42,7 @@ if [ -n "$REPORT_ONLY" ]; then
 else
   COMMIT=$(bench_commit)
   echo "$COMMIT" > "$OUT/commit"
-  echo "Building local-stack and everything it runs (-am) at $COMMIT ..."
-  ./mvnw -B -q -pl local-stack -am package -DskipTests -Dspotless.check.skip=true -Djib.skip=true
+  bench_build_local_stack "$COMMIT"
   bench_loadavg > "$OUT/run.load-before"
 
   for size in $SIZES; do
@@ -54,15 +53,7 @@ else
     args=(--lock-port 0 --payouts "$payouts" --warmup "$WARMUP" --accounts "$accounts" --workers 2
       --concurrency "$THREADS" --rail-latency 0ms --ambiguity 0 --synchronous-commit on
       --page-size 1000 --rail-timeout 10s --worker-deadline "$DEADLINE" --jvm "$JVM" --summary-json "$OUT/$name.json")
-    echo "== $name: java -jar $(jar) ${args[*]}"
-    echo "java -jar $(jar) ${args[*]}" > "$OUT/$name.command"
-    bench_loadavg | tee "$OUT/$name.load-before"
-    bench_cpu_probe > "$OUT/$name.probe-before"
-    started=$SECONDS
-    java -jar "$(jar)" "${args[@]}" > "$OUT/$name.log" 2>&1 || echo "   (exit code $?: see $OUT/$name.log)"
-    echo "$((SECONDS - started))" > "$OUT/$name.wall"
-    bench_loadavg > "$OUT/$name.load-after"
-    bench_cpu_probe > "$OUT/$name.probe-after"
+    bench_run_local_stack "$name" "${args[@]}"
     if [ ! -f "$OUT/$name.json" ]; then
       echo "Size $name produced no summary (see $OUT/$name.log): $DOC left as it was."
       exit 1

@@ -37,13 +37,12 @@ JVM=${JVM:-production}
 DEADLINE=${WORKER_DEADLINE_SECONDS:-1800}
 mkdir -p "$OUT"
 
-jar() { ls local-stack/target/local-stack-*-exec.jar 2>/dev/null | head -n 1; }
 # What it measures is built from this working tree, every module local-stack runs included (-am),
 # and the report names that commit (ADR 0183).
 . bench/provenance.sh
+. bench/local-stack-run.sh
 COMMIT=$(bench_commit)
-echo "Building local-stack and everything it runs (-am) at $COMMIT ..."
-./mvnw -B -q -pl local-stack -am package -DskipTests -Dspotless.check.skip=true -Djib.skip=true
+bench_build_local_stack "$COMMIT"
 bench_loadavg > "$OUT/run.load-before"
 
 run_shape() { # name workers payouts accounts rail ambiguity [extra...]
@@ -56,15 +55,7 @@ run_shape() { # name workers payouts accounts rail ambiguity [extra...]
     --concurrency "$threads" --rail-latency "$rail" --ambiguity "$ambiguity"
     --synchronous-commit on --page-size 1000 --rail-timeout 10s --worker-deadline "$DEADLINE"
     --warmup "$WARMUP" --jvm "$JVM" --summary-json "$OUT/$name.json" "$@")
-  echo "== $name: java -jar $(jar) ${args[*]}"
-  echo "java -jar $(jar) ${args[*]}" > "$OUT/$name.command"
-  bench_loadavg | tee "$OUT/$name.load-before"
-  bench_cpu_probe > "$OUT/$name.probe-before"
-  local started=$SECONDS
-  java -jar "$(jar)" "${args[@]}" > "$OUT/$name.log" 2>&1 || echo "   (exit code $?: see $OUT/$name.log)"
-  echo "$((SECONDS - started))" > "$OUT/$name.wall"
-  bench_loadavg > "$OUT/$name.load-after"
-  bench_cpu_probe > "$OUT/$name.probe-after"
+  bench_run_local_stack "$name" "${args[@]}"
   sed -n '/^Fencepost local run/,$p' "$OUT/$name.log"
 }
 
