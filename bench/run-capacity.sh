@@ -43,13 +43,14 @@ for threads in $SIZES; do
 done
 bench_loadavg > "$OUT/run.load-after"
 
-python3 - "$OUT" "$COMMIT" "$DOC" $SIZES <<'PY'
+PYTHONPATH=bench python3 - "$OUT" "$COMMIT" "$DOC" $SIZES <<'PY'
 import datetime, json, os, sys
+from report import probe, splice
 
 out, commit, path, sizes = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 runs = [json.load(open(f"{out}/t{t}.json")) for t in sizes]
 for t, s in zip(sizes, runs):
-    s["probes"] = [f"{out}/t{t}.probe-before", f"{out}/t{t}.probe-after"]
+    s["probe"] = probe(out, f"t{t}")
 def text(p): return open(p).read().strip()
 def m(s): return s["measures"]
 def win(s): return m(s)["costs"]["steady"]
@@ -97,7 +98,7 @@ row(f"model: payouts/s at saturation, {cores} cores / D", lambda s: f"{cores * 1
 # ADR 0202: how fast the machine was around each size; D from sizes whose probes differ by more
 # than 10 % is the machine's as much as the platform's.
 row("CPU probe ms before / after the size (machine speed, lower is faster; ADR 0202)",
-    lambda s: " / ".join(text(p) for p in s["probes"]) if all(map(os.path.exists, s["probes"])) else "not taken")
+    lambda s: s["probe"])
 lines.append("")
 ds = [win(s)["cpuMillis"]["all"] for s in runs]
 spread = (max(ds) - min(ds)) / (sum(ds) / len(ds)) * 100
@@ -143,12 +144,7 @@ for label, factor in (("A-01 peak", 1), ("100x", 100), ("1,000x", 1000)):
                  f"{etcd} | {cost:.2f} | {cost / (rate * 3600) * 1e6:.2f} |")
 lines.append("")
 section = "\n".join(lines)
-if not os.path.exists(path):
-    open(path, "w").write("# Capacity\n\n<!-- capacity:start -->\n<!-- capacity:end -->\n")
-doc = open(path).read()
-start, end = "<!-- capacity:start -->", "<!-- capacity:end -->"
-i, j = doc.index(start) + len(start), doc.index(end)
-open(path, "w").write(doc[:i] + "\n" + section + doc[j:])
+splice(path, "capacity", "Capacity", section)
 print(section)
 PY
 echo "Results in $OUT; $DOC capacity section rewritten."

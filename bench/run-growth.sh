@@ -64,8 +64,9 @@ else
   echo "${names[*]}" > "$OUT/names"
 fi
 
-python3 - "$OUT" "$COMMIT" "$DOC" "${names[@]}" <<'PY'
+PYTHONPATH=bench python3 - "$OUT" "$COMMIT" "$DOC" "${names[@]}" <<'PY'
 import json, os, sys
+from report import probe, splice
 
 out, commit, path, names = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 def text(p): return open(p).read().strip()
@@ -73,8 +74,7 @@ def load(n):
     s = json.load(open(f"{out}/{n}.json"))
     s["name"], s["wall"] = n, int(text(f"{out}/{n}.wall"))
     s["loadBefore"], s["loadAfter"] = text(f"{out}/{n}.load-before"), text(f"{out}/{n}.load-after")
-    probes = [f"{out}/{n}.probe-before", f"{out}/{n}.probe-after"]
-    s["probe"] = " / ".join(text(p) for p in probes) if all(map(os.path.exists, probes)) else "not taken"
+    s["probe"] = probe(out, n)
     return s
 runs = [load(n) for n in names]
 def m(s): return s["measures"]
@@ -144,10 +144,7 @@ lines += ["| target | verdict | measured |", "|---|---|---|"]
 lines += [f"| {t} | {v} | {x} |" for t, v, x in verdicts]
 lines.append("")
 section = "\n".join(lines)
-doc = open(path).read() if os.path.exists(path) else "# Benchmarks\n\n<!-- growth-bench:start -->\n<!-- growth-bench:end -->\n"
-start, end = "<!-- growth-bench:start -->", "<!-- growth-bench:end -->"
-i, j = doc.index(start) + len(start), doc.index(end)
-open(path, "w").write(doc[:i] + "\n" + section + doc[j:])
+splice(path, "growth-bench", "Benchmarks", section)
 open(f"{out}/section.md", "w").write(section)
 print(section)
 PY

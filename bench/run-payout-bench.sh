@@ -73,8 +73,9 @@ for name in zero fixed300 a07; do
   fi
 done
 
-python3 - "$OUT" "$PROCESSES" "$PAYOUTS_0MS" "$PAYOUTS_300MS" "$PAYOUTS_A07" "$DEADLINE" "$COMMIT" "$DOC" <<'PY'
+PYTHONPATH=bench python3 - "$OUT" "$PROCESSES" "$PAYOUTS_0MS" "$PAYOUTS_300MS" "$PAYOUTS_A07" "$DEADLINE" "$COMMIT" "$DOC" <<'PY'
 import collections, datetime, json, math, os, re, subprocess, sys
+from report import probe, splice
 
 out, processes = sys.argv[1], int(sys.argv[2])
 sizes = dict(zero=sys.argv[3], fixed300=sys.argv[4], a07=sys.argv[5])
@@ -88,8 +89,7 @@ def load(name):
     s["loadBefore"] = text(f"{out}/{name}.load-before")
     s["loadAfter"] = text(f"{out}/{name}.load-after")
     s["wall"] = int(open(f"{out}/{name}.wall").read())
-    probes = [f"{out}/{name}.probe-before", f"{out}/{name}.probe-after"]
-    s["probe"] = " / ".join(text(p) for p in probes) if all(map(os.path.exists, probes)) else "not taken"
+    s["probe"] = probe(out, name)
     return s
 
 runs = {n: load(n) for n in ("zero", "fixed300", "a07")}
@@ -261,13 +261,7 @@ if profile:
     lines += profile
     lines.append("")
 section = "\n".join(lines)
-path = sys.argv[8]
-if not os.path.exists(path):
-    open(path, "w").write("# Benchmarks\n\n<!-- payout-bench:start -->\n<!-- payout-bench:end -->\n")
-doc = open(path).read()
-start, end = "<!-- payout-bench:start -->", "<!-- payout-bench:end -->"
-i, j = doc.index(start) + len(start), doc.index(end)
-open(path, "w").write(doc[:i] + "\n" + section + doc[j:])
+splice(sys.argv[8], "payout-bench", "Benchmarks", section)
 open(f"{out}/section.md", "w").write(section)
 print(section)
 PY
