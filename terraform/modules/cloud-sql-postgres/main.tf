@@ -53,6 +53,20 @@ resource "google_sql_database_instance" "this" {
       value = "on"
     }
 
+    # Group commit (ADR 0203): while 5 or more transactions are open, a commit waits up to 1 ms
+    # for others and one WAL flush makes them all durable. A commit still returns only once its
+    # WAL is flushed; measured, it took a quarter of the flushes per payout at no cost in
+    # throughput.
+    database_flags {
+      name  = "commit_delay"
+      value = "1000"
+    }
+
+    database_flags {
+      name  = "commit_siblings"
+      value = "5"
+    }
+
     database_flags {
       name  = "log_lock_waits"
       value = "on"

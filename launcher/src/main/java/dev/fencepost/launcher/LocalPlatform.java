@@ -90,6 +90,7 @@ public final class LocalPlatform implements AutoCloseable {
         ownsPostgres
             ? EmbeddedPostgresServer.builder()
                 .synchronousCommit(b.synchronousCommit)
+                .commitDelay(b.commitDelay)
                 .statementStatistics(b.statementStatistics)
                 .tls(tls)
                 .start()
@@ -405,6 +406,7 @@ public final class LocalPlatform implements AutoCloseable {
     private int consolePort;
     private String railTimeout = "1s";
     private boolean synchronousCommit = true;
+    private Duration commitDelay = EmbeddedPostgresServer.DEFAULT_COMMIT_DELAY;
     private Duration startTimeout = Duration.ofMinutes(3);
     private Consumer<String> onReady = part -> {};
     private Path jfrDir;
@@ -458,6 +460,16 @@ public final class LocalPlatform implements AutoCloseable {
      */
     public Builder synchronousCommit(boolean on) {
       this.synchronousCommit = on;
+      return this;
+    }
+
+    /**
+     * PostgreSQL's {@code commit_delay} on the platform's own server: 1 ms (the default), as
+     * production runs it, so that concurrent commits share a WAL flush (ADR 0203); zero for a
+     * benchmark that measures one flush per commit.
+     */
+    public Builder commitDelay(Duration delay) {
+      this.commitDelay = delay;
       return this;
     }
 

@@ -86,6 +86,7 @@ final class LocalRun implements AutoCloseable {
             .backend(options.backend().equals("etcd") ? LockBackend.ETCD : LockBackend.POSTGRES)
             .lockPort(options.lockPort())
             .synchronousCommit(options.synchronousCommit())
+            .commitDelay(options.commitDelay())
             .railTimeout(options.railTimeout())
             .railStubArgs(stub)
             .jfr(options.jfrDir())
@@ -382,7 +383,13 @@ final class LocalRun implements AutoCloseable {
             new DriverManagerDataSource(paydb.jdbcUrl(), paydb.username(), paydb.password()));
     StringBuilder out = new StringBuilder();
     for (String setting :
-        List.of("fsync", "synchronous_commit", "full_page_writes", "wal_sync_method")) {
+        List.of(
+            "fsync",
+            "synchronous_commit",
+            "commit_delay",
+            "commit_siblings",
+            "full_page_writes",
+            "wal_sync_method")) {
       out.append(out.isEmpty() ? "" : " ")
           .append(setting)
           .append('=')

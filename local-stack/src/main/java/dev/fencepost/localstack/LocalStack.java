@@ -117,6 +117,14 @@ public final class LocalStack implements Callable<Integer> {
   String synchronousCommit;
 
   @Option(
+      names = "--commit-delay",
+      defaultValue = "1ms",
+      description =
+          "Benchmark: PostgreSQL commit_delay, <n>us or <n>ms up to 100ms (${DEFAULT-VALUE}, as"
+              + " production runs it); 0ms flushes the WAL once for every commit.")
+  String commitDelay;
+
+  @Option(
       names = "--page-size",
       defaultValue = "100",
       description = "Benchmark: candidates per worker query (${DEFAULT-VALUE}).")
@@ -179,6 +187,9 @@ public final class LocalStack implements Callable<Integer> {
         synchronousCommit.equals("on") || synchronousCommit.equals("off"),
         "--synchronous-commit is on or off");
     require(
+        commitDelay.matches("\\d{1,6}(us|ms)") && commitDelay().toNanos() <= 100_000_000L,
+        "--commit-delay is <n>us or <n>ms, at most 100ms");
+    require(
         railTimeout == null || railTimeout.matches("\\d{1,6}(ms|s)"),
         "--rail-timeout is <n>ms or <n>s");
     require(workerDeadlineSeconds >= 0, "--worker-deadline is a number of seconds");
@@ -196,6 +207,7 @@ public final class LocalStack implements Callable<Integer> {
         concurrency,
         railLatency,
         synchronousCommit.equals("on"),
+        commitDelay(),
         jfrDir,
         pageSize,
         railTimeout,
@@ -204,6 +216,11 @@ public final class LocalStack implements Callable<Integer> {
         statements,
         warmup,
         verbose);
+  }
+
+  private Duration commitDelay() {
+    long n = Long.parseLong(commitDelay.substring(0, commitDelay.length() - 2));
+    return commitDelay.endsWith("us") ? Duration.ofNanos(n * 1_000) : Duration.ofMillis(n);
   }
 
   private void require(boolean condition, String message) {

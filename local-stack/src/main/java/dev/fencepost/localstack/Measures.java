@@ -11,7 +11,8 @@ import java.util.Map;
  * @param warmup payouts finished before the measured window opened (latencies, the sustained rate
  *     and the costs are of the window after them)
  * @param railLatency the rail stub's latency shape
- * @param durability PostgreSQL's fsync, synchronous_commit, full_page_writes, wal_sync_method
+ * @param durability PostgreSQL's fsync, synchronous_commit, commit_delay, commit_siblings,
+ *     full_page_writes, wal_sync_method
  * @param attemptP50Millis median time of attempts that ended POSTED, lock acquire to release
  * @param attemptP99Millis 99th percentile of the same
  * @param attemptMaxMillis the slowest of them

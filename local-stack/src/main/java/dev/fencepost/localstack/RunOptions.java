@@ -1,6 +1,8 @@
 package dev.fencepost.localstack;
 
+import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * What one local run does (the command line's options, validated).
@@ -17,6 +19,8 @@ import java.nio.file.Path;
  * @param railLatency the rail stub's latency: {@code <n>ms} fixed, or {@code a07} (lognormal,
  *     median 300 ms, p99 3 s, with the proxy's rail timeout at 10 s)
  * @param synchronousCommit PostgreSQL's synchronous_commit; off only as a benchmark's choice
+ * @param commitDelay PostgreSQL's commit_delay: 1 ms as production runs it (ADR 0203); zero only as
+ *     a benchmark's choice
  * @param jfrDir record a JFR profile of the first worker process of each round here (null: don't)
  * @param pageSize candidates per query in the workers ({@code fencepost.payout.page-size})
  * @param railTimeout the proxy's rail timeout (null: 1 s, or 10 s with {@code a07})
@@ -41,6 +45,7 @@ public record RunOptions(
     int concurrency,
     String railLatency,
     boolean synchronousCommit,
+    Duration commitDelay,
     Path jfrDir,
     int pageSize,
     String railTimeout,
@@ -70,6 +75,7 @@ public record RunOptions(
     return concurrency != 1
         || !railLatency.equals("0ms")
         || !synchronousCommit
+        || !commitDelay.equals(EmbeddedPostgresServer.DEFAULT_COMMIT_DELAY)
         || jfrDir != null
         || pageSize != 100
         || railTimeout != null

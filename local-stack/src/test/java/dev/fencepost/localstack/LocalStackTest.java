@@ -9,6 +9,7 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -130,6 +131,9 @@ class LocalStackTest {
     assertThat(plain.lockPort()).isEqualTo(8081);
     assertThat(plain.concurrency()).isEqualTo(1);
     assertThat(plain.synchronousCommit()).as("durable commits unless a benchmark says").isTrue();
+    assertThat(plain.commitDelay())
+        .as("group commit as production")
+        .isEqualTo(Duration.ofMillis(1));
     assertThat(plain.railLatency()).isEqualTo("0ms");
     assertThat(plain.railTimeout()).isEqualTo("1s");
     assertThat(plain.verbose()).isFalse();
@@ -147,6 +151,8 @@ class LocalStackTest {
             "--rail-latency",
             "a07",
             "--synchronous-commit=off",
+            "--commit-delay",
+            "250us",
             "--page-size",
             "1000",
             "--jfr",
@@ -160,6 +166,9 @@ class LocalStackTest {
     assertThat(bench.railLatencyDistribution()).isEqualTo("LOGNORMAL");
     assertThat(bench.railTimeout()).isEqualTo("10s");
     assertThat(bench.synchronousCommit()).isFalse();
+    assertThat(bench.commitDelay()).isEqualTo(Duration.ofNanos(250_000));
+    assertThat(parse("--commit-delay", "0ms").commitDelay()).isZero();
+    assertThat(parse("--commit-delay", "0ms").benchmark()).isTrue();
     assertThat(bench.pageSize()).isEqualTo(1000);
     assertThat(bench.jfrDir()).isEqualTo(Path.of("/tmp/jfr"));
     assertThat(bench.workerDeadlineSeconds()).isEqualTo(240);
@@ -187,20 +196,27 @@ class LocalStackTest {
             List.of("--ambiguity", "2"), "--ambiguity",
             List.of("--rail-timeout", "1 minute"), "--rail-timeout",
             List.of("--lock-port", "70000"), "--lock-port");
-    cases.forEach(
-        (args, message) -> {
-          StringWriter err = new StringWriter();
-          ByteArrayOutputStream out = new ByteArrayOutputStream();
-          LocalStack command = new LocalStack();
-          command.out = new PrintStream(out, true, StandardCharsets.UTF_8);
-          int exit =
-              new CommandLine(command)
-                  .setErr(new PrintWriter(err))
-                  .execute(args.toArray(String[]::new));
-          assertThat(exit).as("%s", args).isEqualTo(2);
-          assertThat(err.toString()).as("%s", args).contains(message).contains("Usage:");
-          assertThat(out.toString(StandardCharsets.UTF_8)).as("%s", args).isEmpty();
-        });
+    cases.forEach(LocalStackTest::assertUsageErrorStartingNothing);
+  }
+
+  /** PostgreSQL takes 0 to 100,000 microseconds; anything else is refused before it starts. */
+  @Test
+  void aCommitDelayPostgresWouldRefuseIsAUsageError() {
+    for (String bad : List.of("1s", "101ms", "-1ms", "1.5ms", "fast")) {
+      assertUsageErrorStartingNothing(List.of("--commit-delay", bad), "--commit-delay");
+    }
+  }
+
+  private static void assertUsageErrorStartingNothing(List<String> args, String message) {
+    StringWriter err = new StringWriter();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    LocalStack command = new LocalStack();
+    command.out = new PrintStream(out, true, StandardCharsets.UTF_8);
+    int exit =
+        new CommandLine(command).setErr(new PrintWriter(err)).execute(args.toArray(String[]::new));
+    assertThat(exit).as("%s", args).isEqualTo(2);
+    assertThat(err.toString()).as("%s", args).contains(message).contains("Usage:");
+    assertThat(out.toString(StandardCharsets.UTF_8)).as("%s", args).isEmpty();
   }
 
   @Test

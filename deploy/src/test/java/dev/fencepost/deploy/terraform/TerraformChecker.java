@@ -297,6 +297,20 @@ final class TerraformChecker {
           SQL,
           "database flag synchronous_commit must be on, got " + flags.get("synchronous_commit"));
     }
+    rule("sql.group-commit");
+    Object commitDelay = flags.get("commit_delay");
+    if (commitDelay == null
+        || !String.valueOf(commitDelay).matches("[1-9][0-9]{0,4}|100000")
+        || !String.valueOf(flags.get("commit_siblings")).matches("[0-9]{1,4}")) {
+      fail(
+          "sql.group-commit",
+          SQL,
+          "database flags commit_delay (1 to 100000 microseconds) and commit_siblings must be set"
+              + " (ADR 0203), got "
+              + commitDelay
+              + " and "
+              + flags.get("commit_siblings"));
+    }
     rule("sql.iam-authentication");
     if (!"on".equals(flags.get("cloudsql.iam_authentication"))) {
       fail("sql.iam-authentication", SQL, "database flag cloudsql.iam_authentication must be on");

@@ -46,6 +46,14 @@ class TerraformNegativeControlTest {
             Mutation.of(sql, "\\s+database_flags \\{\\s+name  = \"synchronous_commit\"[^}]*}", ""),
             "sql.synchronous-commit"),
         Arguments.of(
+            "group commit off",
+            Mutation.of(sql, "(name  = \"commit_delay\"\\s+value = )\"1000\"", "$1\"0\""),
+            "sql.group-commit"),
+        Arguments.of(
+            "commit_delay flag removed",
+            Mutation.of(sql, "\\s+database_flags \\{\\s+name  = \"commit_delay\"[^}]*}", ""),
+            "sql.group-commit"),
+        Arguments.of(
             "IAM database authentication off",
             Mutation.of(
                 sql, "(name  = \"cloudsql.iam_authentication\"\\s+value = )\"on\"", "$1\"off\""),

@@ -76,6 +76,7 @@ class TerraformTreeTest {
             "sql.regional",
             "sql.pitr",
             "sql.synchronous-commit",
+            "sql.group-commit",
             "sql.iam-authentication",
             "sql.private-ip-only",
             "sql.encrypted-only",

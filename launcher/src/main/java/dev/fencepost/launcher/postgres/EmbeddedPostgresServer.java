@@ -38,6 +38,11 @@ import java.util.concurrent.locks.LockSupport;
  * loses it; only {@link #startDedicated(boolean)} with {@code false}, a benchmark's choice, runs
  * so.
  *
+ * <p>Commits are flushed in groups ({@link #DEFAULT_COMMIT_DELAY}, ADR 0203): while at least {@link
+ * #COMMIT_SIBLINGS} other transactions are open, a commit waits up to {@code commit_delay} for
+ * others to reach their commit, and one WAL flush makes all of them durable. A commit still returns
+ * only once its WAL is on disk.
+ *
  * <p>Every server serves TLS (ADR 0157) with a certificate for {@code 127.0.0.1} and {@code
  * localhost}: by default from a CA of its own ({@link LocalTls#generate}), or the local run's
  * ({@link Builder#tls(LocalTls)}), whose CA file is {@link #caFile()}; a client verifies it with
@@ -56,6 +61,18 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   public static final String PASSWORD = "postgres";
 
+  /**
+   * PostgreSQL's {@code commit_delay} unless a builder says otherwise: what production's database
+   * flags set too (ADR 0203).
+   */
+  public static final Duration DEFAULT_COMMIT_DELAY = Duration.ofMillis(1);
+
+  /** PostgreSQL's {@code commit_siblings}, its own default, stated so that a report can name it. */
+  public static final int COMMIT_SIBLINGS = 5;
+
+  /** The largest {@code commit_delay} PostgreSQL accepts: 100,000 microseconds. */
+  private static final Duration MAX_COMMIT_DELAY = Duration.ofMillis(100);
+
   private static final AtomicInteger DATABASE_COUNTER = new AtomicInteger();
 
   /** How long a stop may take before it counts as failed. */
@@ -66,6 +83,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   private final Path dataDirectory;
   private final int port;
   private final boolean synchronousCommit;
+  private final Duration commitDelay;
   private final boolean statementStatistics;
   private final Tls tls;
   private final Path hbaFile;
@@ -75,12 +93,14 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       Path dataDirectory,
       int port,
       boolean synchronousCommit,
+      Duration commitDelay,
       boolean statementStatistics,
       Tls tls,
       Path hbaFile) {
     this.dataDirectory = dataDirectory;
     this.port = port;
     this.synchronousCommit = synchronousCommit;
+    this.commitDelay = commitDelay;
     this.statementStatistics = statementStatistics;
     this.tls = tls;
     this.hbaFile = hbaFile;
@@ -132,6 +152,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   public static final class Builder {
 
     private boolean synchronousCommit = true;
+    private Duration commitDelay = DEFAULT_COMMIT_DELAY;
     private boolean statementStatistics;
     private Tls tls;
     private boolean tlsOnly;
@@ -145,6 +166,26 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
      */
     public Builder synchronousCommit(boolean on) {
       this.synchronousCommit = on;
+      return this;
+    }
+
+    /**
+     * {@code commit_delay}: how long a commit waits for others to share its WAL flush while at
+     * least {@link #COMMIT_SIBLINGS} other transactions are open ({@link #DEFAULT_COMMIT_DELAY}
+     * unless set); zero flushes each commit on its own. Whole microseconds, at most 100 ms.
+     *
+     * @throws IllegalArgumentException for a negative delay, one over 100 ms, or one that is not a
+     *     whole number of microseconds
+     */
+    public Builder commitDelay(Duration delay) {
+      if (delay == null
+          || delay.isNegative()
+          || delay.compareTo(MAX_COMMIT_DELAY) > 0
+          || delay.toNanos() % 1_000 != 0) {
+        throw new IllegalArgumentException(
+            "commit_delay is 0 to 100 ms in whole microseconds, not " + delay);
+      }
+      this.commitDelay = delay;
       return this;
     }
 
@@ -205,6 +246,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
                 Files.createTempDirectory("fencepost-pg-"),
                 freePort(),
                 synchronousCommit,
+                commitDelay,
                 statementStatistics,
                 files,
                 hba);
@@ -248,6 +290,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               .setServerConfig("max_connections", "300")
               .setServerConfig("fsync", "on")
               .setServerConfig("synchronous_commit", synchronousCommit ? "on" : "off")
+              .setServerConfig("commit_delay", Long.toString(commitDelay.toNanos() / 1_000))
+              .setServerConfig("commit_siblings", Integer.toString(COMMIT_SIBLINGS))
               .setServerConfig("ssl", tls == null ? "off" : "on");
       if (statementStatistics) {
         builder

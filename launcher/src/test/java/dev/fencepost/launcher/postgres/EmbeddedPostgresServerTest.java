@@ -1,6 +1,7 @@
 package dev.fencepost.launcher.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,6 +12,12 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
@@ -104,6 +111,113 @@ class EmbeddedPostgresServerTest {
         ResultSet rs = s.executeQuery("select current_setting('synchronous_commit')")) {
       rs.next();
       assertThat(rs.getString(1)).isEqualTo("off");
+    }
+  }
+
+  /** ADR 0203: production's group commit, unless a benchmark asks for one flush per commit. */
+  @Test
+  void commitsShareAWalFlushByDefaultAndABenchmarkMayTurnThatOff() throws Exception {
+    assertThat(walSettings(EmbeddedPostgresServer.shared())).isEqualTo("1000 5");
+    try (EmbeddedPostgresServer server =
+        EmbeddedPostgresServer.builder().commitDelay(Duration.ZERO).start()) {
+      assertThat(walSettings(server)).isEqualTo("0 5");
+    }
+  }
+
+  /** PostgreSQL takes whole microseconds from 0 to 100 ms; the builder refuses the rest. */
+  @Test
+  void aCommitDelayPostgresWouldRefuseIsRefusedBeforeAServerStarts() {
+    for (Duration bad :
+        new Duration[] {
+          Duration.ofMillis(-1), Duration.ofMillis(101), Duration.ofNanos(1_500), null
+        }) {
+      assertThatThrownBy(() -> EmbeddedPostgresServer.builder().commitDelay(bad))
+          .as("%s", bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("commit_delay");
+    }
+  }
+
+  /**
+   * Group commit makes a commit wait for others, never return early: with the delay engaged (more
+   * open transactions than commit_siblings) every commit that returned survives a crash.
+   */
+  @Test
+  void withCommitsFlushedInGroupsACrashStillLosesNoCommitThatReturned() throws Exception {
+    int writers = 8;
+    int each = 50;
+    try (EmbeddedPostgresServer server = EmbeddedPostgresServer.startDedicated()) {
+      String url = server.jdbcUrl("postgres");
+      try (Connection c = DriverManager.getConnection(url, "postgres", "postgres");
+          Statement s = c.createStatement()) {
+        s.execute("create table acknowledged (writer int, n int, primary key (writer, n))");
+      }
+      // Siblings: transactions with an id, open throughout, so every commit below is delayed.
+      List<Connection> siblings = new ArrayList<>();
+      for (int i = 0; i < EmbeddedPostgresServer.COMMIT_SIBLINGS; i++) {
+        Connection sibling = DriverManager.getConnection(url, "postgres", "postgres");
+        sibling.setAutoCommit(false);
+        try (Statement s = sibling.createStatement()) {
+          s.execute("select txid_current()");
+        }
+        siblings.add(sibling);
+      }
+      ExecutorService pool = Executors.newFixedThreadPool(writers);
+      List<Future<Integer>> acknowledged = new ArrayList<>();
+      try {
+        for (int w = 0; w < writers; w++) {
+          int writer = w;
+          acknowledged.add(
+              pool.submit(
+                  () -> {
+                    int returned = 0;
+                    try (Connection c = DriverManager.getConnection(url, "postgres", "postgres");
+                        Statement s = c.createStatement()) {
+                      for (int n = 1; n <= each; n++) {
+                        s.execute("insert into acknowledged values (" + writer + ", " + n + ")");
+                        returned++;
+                      }
+                    }
+                    return returned;
+                  }));
+        }
+        int returned = 0;
+        for (Future<Integer> writer : acknowledged) {
+          returned += writer.get(2, TimeUnit.MINUTES);
+        }
+        assertThat(returned).isEqualTo(writers * each);
+        server.crash();
+      } finally {
+        pool.shutdownNow();
+        for (Connection sibling : siblings) {
+          try {
+            sibling.close();
+          } catch (java.sql.SQLException gone) {
+            // The server was crashed under it.
+          }
+        }
+      }
+
+      server.start();
+      try (Connection c = DriverManager.getConnection(url, "postgres", "postgres");
+          Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("select count(*) from acknowledged")) {
+        rs.next();
+        assertThat(rs.getInt(1)).isEqualTo(writers * each);
+      }
+    }
+  }
+
+  private static String walSettings(EmbeddedPostgresServer server) throws Exception {
+    try (Connection c =
+            DriverManager.getConnection(server.jdbcUrl("postgres"), "postgres", "postgres");
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "select (select setting from pg_settings where name = 'commit_delay') || ' ' ||"
+                    + " (select setting from pg_settings where name = 'commit_siblings')")) {
+      rs.next();
+      return rs.getString(1);
     }
   }
 
