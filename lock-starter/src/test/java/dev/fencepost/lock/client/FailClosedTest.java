@@ -152,12 +152,7 @@ class FailClosedTest {
     // The session is healthy and only acquire answers 503, so every request on the acquire path is
     // one of the acquire's own attempts: the heartbeat's requests go elsewhere and cannot widen the
     // measured span (they did when the whole server answered 503).
-    lockServer.stubFor(
-        post(urlPathEqualTo("/v1/sessions"))
-            .willReturn(json(201, LockServerStubs.session("s-budget", 30_000))));
-    lockServer.stubFor(
-        post(urlPathEqualTo("/v1/sessions/s-budget/keepalive"))
-            .willReturn(json(200, LockServerStubs.session("s-budget", 30_000))));
+    healthySession("s-budget", 30_000);
     lockServer.stubFor(
         post(urlPathMatching("/v1/locks/.*/acquire")).willReturn(problemAnswer(503, UNAVAILABLE)));
     Duration maxElapsed = Duration.ofSeconds(2);
@@ -315,12 +310,7 @@ class FailClosedTest {
     // The server granted, but every answer arrived after the read timeout: the caller failed
     // closed, yet the session would hold the key until it dies. The heartbeat re-acquires it with
     // the same session (same grant, same token) and releases it.
-    lockServer.stubFor(
-        post(urlPathEqualTo("/v1/sessions"))
-            .willReturn(json(201, LockServerStubs.session("s-orphan", 4000))));
-    lockServer.stubFor(
-        post(urlPathEqualTo("/v1/sessions/s-orphan/keepalive"))
-            .willReturn(json(200, LockServerStubs.session("s-orphan", 4000))));
+    healthySession("s-orphan", 4000);
     lockServer.stubFor(
         post(urlPathMatching("/v1/locks/.*/acquire"))
             .willReturn(
@@ -359,6 +349,16 @@ class FailClosedTest {
   }
 
   /** Each client's first heartbeat tries to create its session at start; wait until it failed. */
+  /** The stand-in creates session {@code id} and extends it on every keepalive. */
+  private static void healthySession(String id, long ttlMillis) {
+    lockServer.stubFor(
+        post(urlPathEqualTo("/v1/sessions"))
+            .willReturn(json(201, LockServerStubs.session(id, ttlMillis))));
+    lockServer.stubFor(
+        post(urlPathEqualTo("/v1/sessions/" + id + "/keepalive"))
+            .willReturn(json(200, LockServerStubs.session(id, ttlMillis))));
+  }
+
   private void awaitStartUpHeartbeatsFailed() {
     await()
         .atMost(Duration.ofSeconds(5))
