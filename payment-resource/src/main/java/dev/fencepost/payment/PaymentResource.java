@@ -60,7 +60,8 @@ public final class PaymentResource {
 
   /**
    * @throws IllegalStateException when paydb lacks its system accounts or one of their balance
-   *     slots, or was created in another currency than {@code options.currency()}
+   *     slots, was created in another currency than {@code options.currency()}, or runs its
+   *     transactions at another isolation level than READ COMMITTED (the fence relies on it)
    */
   public PaymentResource(
       DataSource dataSource, MeterRegistry meterRegistry, PaymentResourceOptions options) {
@@ -69,10 +70,12 @@ public final class PaymentResource {
     this.signals = new PaymentSignals(Checks.present(meterRegistry, "a MeterRegistry"));
     this.payouts = new Payouts(jdbc);
     this.accounts = new Accounts(jdbc);
+    Transactions transactions = new Transactions(dataSource);
+    transactions.requireReadCommitted();
     requireSystemAccounts(accounts, new BalanceSlots(jdbc), options.currency());
     this.engine =
         new PayoutEngine(
-            new Transactions(dataSource),
+            transactions,
             new AccountFence(jdbc, options.fencingMode()),
             payouts,
             accounts,

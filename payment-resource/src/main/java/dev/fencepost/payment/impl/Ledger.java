@@ -52,8 +52,7 @@ public final class Ledger {
         .update();
     long amount = payout.amountMinor();
     Long tokenValue = token.value();
-    leg(group, payout.accountId(), AccountId.PAYOUT_CLEARING, -amount, payout, tokenValue);
-    leg(group, AccountId.PAYOUT_CLEARING, payout.accountId(), amount, payout, tokenValue);
+    legs(group, payout.accountId(), AccountId.PAYOUT_CLEARING, amount, payout, tokenValue);
     addToBalance(payout.accountId(), -amount);
     assertBalanced(group, payout.accountId());
     addToSlot(AccountId.PAYOUT_CLEARING, BalanceSlots.ofPayout(payout.id()), amount);
@@ -67,30 +66,31 @@ public final class Ledger {
         .param("id", group)
         .param("actor", actor)
         .update();
-    leg(group, AccountId.FUNDING_SOURCE, account, -amountMinor, null, null);
-    leg(group, account, AccountId.FUNDING_SOURCE, amountMinor, null, null);
+    legs(group, AccountId.FUNDING_SOURCE, account, amountMinor, null, null);
     addToBalance(account, amountMinor);
     assertBalanced(group, account);
     addToSlot(AccountId.FUNDING_SOURCE, BalanceSlots.ofFundedAccount(account), -amountMinor);
     return group;
   }
 
-  private void leg(
-      UUID group,
-      AccountId account,
-      AccountId counterparty,
-      long signedAmount,
-      Payout payout,
-      Long token) {
+  /**
+   * Both legs of a movement of {@code amount} from {@code from} to {@code to}, in one statement:
+   * the debit and the credit travel and land together (ADR 0204). The group's balance is still
+   * asserted afterwards from what was stored, not from what was sent.
+   */
+  private void legs(
+      UUID group, AccountId from, AccountId to, long amount, Payout payout, Long token) {
     jdbc.sql(
             """
             INSERT INTO ledger_entry (group_id, account_id, counterparty_account_id,
                                       signed_amount, payout_id, fencing_token)
-            VALUES (:group, :account, :counterparty, :amount, :payout, :token)""")
+            VALUES (:group, :from, :to, :debit, :payout, :token),
+                   (:group, :to, :from, :credit, :payout, :token)""")
         .param("group", group)
-        .param("account", account.value())
-        .param("counterparty", counterparty.value())
-        .param("amount", signedAmount)
+        .param("from", from.value())
+        .param("to", to.value())
+        .param("debit", -amount)
+        .param("credit", amount)
         .param("payout", payout == null ? null : payout.id().value())
         .param("token", token)
         .update();

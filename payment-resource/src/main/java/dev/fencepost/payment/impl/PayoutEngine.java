@@ -19,8 +19,8 @@ import java.util.Optional;
  * Applies one payout event in one transaction, in this order:
  *
  * <ol>
- *   <li>find the payout's account (immutable, so an unlocked read is safe);
- *   <li>{@link AccountFence#advance}: the guard, before anything else (ADR 0036);
+ *   <li>{@link AccountFence#advance}: the guard, before anything else (ADR 0036), on the account
+ *       the payout names (immutable, so the statement finds it itself; ADR 0204);
  *   <li>re-read the payout: the account row lock taken by the fence now serialises every writer of
  *       this account, so this is the current state (FR-14);
  *   <li>for a claim, the funds check (A-09): CLAIM becomes FUNDS_INSUFFICIENT when the balance
@@ -85,8 +85,7 @@ public final class PayoutEngine {
 
   private Outcome applyFenced(
       PayoutId id, PayoutEvent requested, FencingToken token, Actor actor, String detail) {
-    AccountId account = payouts.accountOf(id).orElseThrow(() -> new PayoutNotFoundException(id));
-    fence.advance(account, token, actor.id());
+    AccountId account = fence.advance(id, token, actor.id());
     Payout current = payouts.find(id).orElseThrow(() -> new PayoutNotFoundException(id));
 
     PayoutEvent event = requested;

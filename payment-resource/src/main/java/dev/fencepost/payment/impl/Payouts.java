@@ -44,15 +44,6 @@ public final class Payouts {
         .optional();
   }
 
-  /** The owning account; immutable (a trigger forbids changing it), so safe to read unlocked. */
-  public Optional<AccountId> accountOf(PayoutId id) {
-    return jdbc.sql("SELECT account_id FROM payout WHERE id = :id")
-        .param("id", id.value())
-        .query(String.class)
-        .optional()
-        .map(AccountId::of);
-  }
-
   public void insertPending(
       PayoutId id, AccountId account, long amountMinor, String currency, String beneficiaryRef) {
     jdbc.sql(

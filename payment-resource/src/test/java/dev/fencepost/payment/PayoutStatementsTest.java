@@ -1,0 +1,136 @@
+package dev.fencepost.payment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencepost.lock.FencingToken;
+import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.List;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * What a payout asks of paydb, statement by statement (ADR 0204). Every statement is a round trip
+ * that both the worker and PostgreSQL pay for, and a payout makes four fenced transitions, so a
+ * statement added to the path is paid four times per payout. These counts are the budget: a change
+ * that adds one fails here and has to say why.
+ */
+class PayoutStatementsTest {
+
+  @RegisterExtension static EmbeddedPostgresExtension db = Paydb.extension();
+
+  private static HikariDataSource pool;
+  private static CountingDataSource counted;
+  private static PaymentResource resource;
+  private static PayoutIntake intake;
+
+  private static final FencingToken TOKEN = FencingToken.of(42);
+  private static final Actor WORKER = Actor.worker("w-statements");
+
+  @BeforeAll
+  static void counting() {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(db.jdbcUrl());
+    config.setUsername(db.database().username());
+    config.setPassword(db.database().password());
+    config.setMaximumPoolSize(2);
+    pool = new HikariDataSource(config);
+    counted = new CountingDataSource(pool);
+    resource = new PaymentResource(counted, new SimpleMeterRegistry());
+    intake = new PayoutIntake(counted, "statements-test");
+  }
+
+  @AfterAll
+  static void close() {
+    pool.close();
+  }
+
+  @Test
+  void eachTransitionIsTheFenceTheReReadTheUpdateAndTheAuditRow() {
+    PayoutId id = pendingPayout("acc-statements-1");
+
+    List<String> claim = statementsOf(() -> resource.claim(id, TOKEN, WORKER));
+    assertFencedTransition(claim);
+    assertThat(claim)
+        .as("claim: the funds check is its one extra read")
+        .hasSize(5)
+        .anySatisfy(sql -> assertThat(sql).startsWith("SELECT").contains("FROM account a"));
+
+    List<String> submitted = statementsOf(() -> resource.markSubmitted(id, TOKEN, WORKER));
+    assertFencedTransition(submitted);
+    assertThat(submitted).hasSize(4);
+
+    List<String> acked = statementsOf(() -> resource.recordRailAcked(id, TOKEN, WORKER, "R-1"));
+    assertFencedTransition(acked);
+    assertThat(acked).hasSize(4);
+  }
+
+  @Test
+  void thePostingAddsTheGroupBothLegsInOneStatementTheBalancesAndTheTwoLedgerChecks() {
+    PayoutId id = pendingPayout("acc-statements-2");
+    resource.claim(id, TOKEN, WORKER);
+    resource.markSubmitted(id, TOKEN, WORKER);
+    resource.recordRailAcked(id, TOKEN, WORKER, "R-2");
+
+    List<String> post = statementsOf(() -> resource.post(id, TOKEN, WORKER));
+
+    assertFencedTransition(post);
+    assertThat(post)
+        .hasSize(10)
+        .filteredOn(sql -> sql.startsWith("INSERT INTO ledger_entry"))
+        .singleElement()
+        .satisfies(sql -> assertThat(sql).contains("), ("));
+  }
+
+  @Test
+  void aFencedOutWriteSpendsOneStatementToSayByHowMuch() {
+    PayoutId id = pendingPayout("acc-statements-3");
+    resource.claim(id, FencingToken.of(50), WORKER);
+
+    List<String> refused =
+        statementsOf(
+            () -> {
+              try {
+                return resource.markSubmitted(id, TOKEN, WORKER);
+              } catch (dev.fencepost.lock.FencedOutException expected) {
+                return null;
+              }
+            });
+
+    assertThat(refused).hasSize(2);
+    assertThat(refused.get(0)).startsWith("UPDATE account a").contains("a.fence <= ?");
+    assertThat(refused.get(1)).startsWith("SELECT a.id, a.fence");
+  }
+
+  /**
+   * Fence first, on the account the payout names, with no read before it; then the re-read of the
+   * payout; the conditional update; the audit row last. Nothing asks the isolation level.
+   */
+  private static void assertFencedTransition(List<String> statements) {
+    assertThat(statements.get(0))
+        .as("the fence is the first statement")
+        .startsWith("UPDATE account a")
+        .contains("FROM payout p")
+        .contains("a.fence <= ?");
+    assertThat(statements.get(1)).startsWith("SELECT").contains("FROM payout WHERE id = ?");
+    assertThat(statements).anySatisfy(sql -> assertThat(sql).startsWith("UPDATE payout"));
+    assertThat(statements.get(statements.size() - 1)).startsWith("INSERT INTO audit_event");
+    assertThat(counted.isolationCalls()).isEmpty();
+  }
+
+  private static PayoutId pendingPayout(String account) {
+    intake.createAccount(AccountId.of(account), 10_000);
+    return intake.createPendingPayout(AccountId.of(account), 2_500, "EUR", "bene-1").id();
+  }
+
+  private static List<String> statementsOf(Supplier<?> call) {
+    counted.reset();
+    call.get();
+    return counted.statements();
+  }
+}
