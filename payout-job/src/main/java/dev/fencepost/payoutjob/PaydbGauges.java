@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +39,10 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * <ul>
  *   <li>{@code fencepost.payout.pending.oldest.age.seconds}: the oldest actionable PENDING payout
  *       (its account has nothing in flight, as the job's candidate query; A-15), 0 when none
- *   <li>{@code fencepost.payouts{state}}: payouts per state
+ *   <li>{@code fencepost.payouts{state}}: payouts per live state, PENDING to RAIL_AMBIGUOUS. Not
+ *       the terminal states: counting them reads every payout ever made, every refresh, on every
+ *       worker, a cost that grows with the table for numbers nobody alerts on (ADR 0205). How many
+ *       end, and how, is {@code fencepost.payout.transitions{to}}.
  *   <li>{@code fencepost.payout.ambiguous.past_sla}: RAIL_AMBIGUOUS payouts older than {@code
  *       ambiguousSla} (A-10)
  *   <li>{@code fencepost.reconciliation.last.success.age.seconds}: since the last COMPLETED run
@@ -55,6 +60,19 @@ public final class PaydbGauges implements AutoCloseable {
 
   private static final String IN_FLIGHT =
       "('CLAIMED', 'RAIL_SUBMITTED', 'RAIL_ACKED', 'RAIL_AMBIGUOUS')";
+
+  /** The states {@code fencepost.payouts} counts: every state a payout can still leave. */
+  static final List<PayoutState> LIVE =
+      Arrays.stream(PayoutState.values()).filter(s -> !s.isTerminal()).toList();
+
+  /**
+   * Payouts per live state. The {@code IN} list lets index {@code payout_state_updated} hand over
+   * only the live payouts' entries, so the count grows with the backlog, not with history.
+   */
+  static final String PER_LIVE_STATE =
+      "SELECT state, count(*) AS n FROM payout WHERE state IN "
+          + LIVE.stream().map(s -> "'" + s.name() + "'").collect(Collectors.joining(", ", "(", ")"))
+          + " GROUP BY state";
 
   /** One refresh's values. */
   record Snapshot(
@@ -83,10 +101,10 @@ public final class PaydbGauges implements AutoCloseable {
         .description("age of the oldest PENDING payout a worker may take now, 0 when none")
         .baseUnit("seconds")
         .register(meters);
-    for (PayoutState state : PayoutState.values()) {
+    for (PayoutState state : LIVE) {
       Gauge.builder(
               "fencepost.payouts", this, g -> g.value(s -> s.perState().getOrDefault(state, 0L)))
-          .description("payouts in this state")
+          .description("payouts in this live (not terminal) state")
           .tag("state", state.name())
           .register(meters);
     }
@@ -165,7 +183,7 @@ public final class PaydbGauges implements AutoCloseable {
             .query(Double.class)
             .single();
     Map<PayoutState, Long> perState = new EnumMap<>(PayoutState.class);
-    jdbc.sql("SELECT state, count(*) AS n FROM payout GROUP BY state")
+    jdbc.sql(PER_LIVE_STATE)
         .query(
             rs -> {
               perState.put(PayoutState.valueOf(rs.getString("state")), rs.getLong("n"));

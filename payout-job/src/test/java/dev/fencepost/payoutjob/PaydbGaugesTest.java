@@ -93,17 +93,61 @@ class PaydbGaugesTest {
   }
 
   @Test
-  void payoutsPerStateCountEveryStateIncludingZeroes() {
+  void payoutsPerLiveStateCountEveryLiveStateIncludingZeroesAndNoTerminalOne() {
     List<Payout> payouts = fixtures.accountWithPayouts("states", 10_000, 3, 100);
     gauges.refresh();
     assertThat(perState(PayoutState.PENDING)).isEqualTo(3);
     assertThat(perState(PayoutState.CLAIMED)).isZero();
 
-    paydb.claim(payouts.get(0).id(), FencingToken.of(1), Actor.worker("gauges-worker"));
+    FencingToken token = FencingToken.of(1);
+    Actor worker = Actor.worker("gauges-worker");
+    paydb.claim(payouts.get(0).id(), token, worker);
     gauges.refresh();
     assertThat(perState(PayoutState.PENDING)).isEqualTo(2);
     assertThat(perState(PayoutState.CLAIMED)).isEqualTo(1);
-    assertThat(meters.find("fencepost.payouts").gauges()).hasSize(PayoutState.values().length);
+
+    paydb.markSubmitted(payouts.get(0).id(), token, worker);
+    paydb.recordRailAcked(payouts.get(0).id(), token, worker, "R-gauges");
+    paydb.post(payouts.get(0).id(), token, worker);
+    gauges.refresh();
+    assertThat(perState(PayoutState.PENDING)).isEqualTo(2);
+    assertThat(perState(PayoutState.CLAIMED)).isZero();
+    assertThat(meters.find("fencepost.payouts").gauges())
+        .map(g -> g.getId().getTag("state"))
+        .containsExactlyInAnyOrder(
+            "PENDING", "CLAIMED", "RAIL_SUBMITTED", "RAIL_ACKED", "RAIL_AMBIGUOUS");
+  }
+
+  /**
+   * ADR 0205: the count reads the live payouts' entries of index payout_state_updated and nothing
+   * else, so 20,000 finished payouts are not read at every refresh. Without the state list the plan
+   * reads them all (a sequential scan, or the whole index with no condition) and this fails.
+   */
+  @Test
+  void theLiveCountReadsOnlyTheLivePayoutsIndexEntriesHoweverManyHaveFinished() {
+    fixtures.accountWithPayouts("history", 10_000, 3, 100);
+    JdbcClient admin = JdbcClient.create(db.dataSource());
+    admin
+        .sql(
+            """
+            INSERT INTO payout (id, account_id, amount_minor, currency, beneficiary_ref, state,
+                                finished_at)
+            SELECT gen_random_uuid(), account_id, 100, currency, 'old', 'POSTED', now()
+              FROM (SELECT account_id, currency FROM payout LIMIT 1) a,
+                   generate_series(1, 20000)""")
+        .update();
+    admin.sql("ANALYZE payout").update();
+
+    String plan =
+        String.join(
+            "\n", admin.sql("EXPLAIN " + PaydbGauges.PER_LIVE_STATE).query(String.class).list());
+
+    assertThat(plan)
+        .contains("payout_state_updated")
+        .contains("Index Cond")
+        .doesNotContain("Seq Scan");
+    gauges.refresh();
+    assertThat(perState(PayoutState.PENDING)).isEqualTo(3);
   }
 
   @Test
