@@ -464,9 +464,9 @@ public final class LocalPlatform implements AutoCloseable {
     }
 
     /**
-     * PostgreSQL's {@code commit_delay} on the platform's own server: 1 ms (the default), as
-     * production runs it, so that concurrent commits share a WAL flush (ADR 0203); zero for a
-     * benchmark that measures one flush per commit.
+     * PostgreSQL's {@code commit_delay} on the platform's own server: 100 µs (the default), under
+     * one flush of a local disk, so that concurrent commits share a WAL flush (ADR 0203, 0206);
+     * zero for a benchmark that measures one flush per commit.
      */
     public Builder commitDelay(Duration delay) {
       this.commitDelay = delay;

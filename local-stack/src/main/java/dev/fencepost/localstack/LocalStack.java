@@ -118,10 +118,10 @@ public final class LocalStack implements Callable<Integer> {
 
   @Option(
       names = "--commit-delay",
-      defaultValue = "1ms",
+      defaultValue = "100us",
       description =
-          "Benchmark: PostgreSQL commit_delay, <n>us or <n>ms up to 100ms (${DEFAULT-VALUE}, as"
-              + " production runs it); 0ms flushes the WAL once for every commit.")
+          "Benchmark: PostgreSQL commit_delay, <n>us or <n>ms up to 100ms (${DEFAULT-VALUE}, under"
+              + " one flush of a local disk); 0ms flushes the WAL once for every commit.")
   String commitDelay;
 
   @Option(

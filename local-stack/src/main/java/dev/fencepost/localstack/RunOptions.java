@@ -19,8 +19,7 @@ import java.time.Duration;
  * @param railLatency the rail stub's latency: {@code <n>ms} fixed, or {@code a07} (lognormal,
  *     median 300 ms, p99 3 s, with the proxy's rail timeout at 10 s)
  * @param synchronousCommit PostgreSQL's synchronous_commit; off only as a benchmark's choice
- * @param commitDelay PostgreSQL's commit_delay: 1 ms as production runs it (ADR 0203); zero only as
- *     a benchmark's choice
+ * @param commitDelay PostgreSQL's commit_delay: 100 µs unless a benchmark chooses (ADR 0206)
  * @param jfrDir record a JFR profile of the first worker process of each round here (null: don't)
  * @param pageSize candidates per query in the workers ({@code fencepost.payout.page-size})
  * @param railTimeout the proxy's rail timeout (null: 1 s, or 10 s with {@code a07})

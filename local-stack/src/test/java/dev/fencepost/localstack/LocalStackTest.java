@@ -132,8 +132,8 @@ class LocalStackTest {
     assertThat(plain.concurrency()).isEqualTo(1);
     assertThat(plain.synchronousCommit()).as("durable commits unless a benchmark says").isTrue();
     assertThat(plain.commitDelay())
-        .as("group commit as production")
-        .isEqualTo(Duration.ofMillis(1));
+        .as("group commit, under one flush of a local disk")
+        .isEqualTo(Duration.ofNanos(100_000));
     assertThat(plain.railLatency()).isEqualTo("0ms");
     assertThat(plain.railTimeout()).isEqualTo("1s");
     assertThat(plain.verbose()).isFalse();

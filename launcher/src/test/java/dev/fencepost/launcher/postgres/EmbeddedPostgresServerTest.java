@@ -114,10 +114,13 @@ class EmbeddedPostgresServerTest {
     }
   }
 
-  /** ADR 0203: production's group commit, unless a benchmark asks for one flush per commit. */
+  /**
+   * ADR 0203 and 0206: commits share a flush after waiting at most 100 µs, unless a benchmark asks
+   * for one flush per commit.
+   */
   @Test
   void commitsShareAWalFlushByDefaultAndABenchmarkMayTurnThatOff() throws Exception {
-    assertThat(walSettings(EmbeddedPostgresServer.shared())).isEqualTo("1000 5");
+    assertThat(walSettings(EmbeddedPostgresServer.shared())).isEqualTo("100 5");
     try (EmbeddedPostgresServer server =
         EmbeddedPostgresServer.builder().commitDelay(Duration.ZERO).start()) {
       assertThat(walSettings(server)).isEqualTo("0 5");
