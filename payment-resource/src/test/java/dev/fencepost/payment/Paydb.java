@@ -1,5 +1,7 @@
 package dev.fencepost.payment;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,6 +33,22 @@ final class Paydb {
 
   static EmbeddedPostgresExtension extension() {
     return EmbeddedPostgresExtension.withChangelog(CHANGELOG);
+  }
+
+  /**
+   * A new small pool on {@code db} as the superuser, opening its connections now, at {@code
+   * isolation} as Hikari names it, or at the database's own level when null. The caller closes it.
+   */
+  static HikariDataSource newPool(EmbeddedPostgresExtension db, String isolation) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(db.jdbcUrl());
+    config.setUsername(db.database().username());
+    config.setPassword(db.database().password());
+    config.setMaximumPoolSize(2);
+    if (isolation != null) {
+      config.setTransactionIsolation(isolation);
+    }
+    return new HikariDataSource(config);
   }
 
   DataSource dataSource() {

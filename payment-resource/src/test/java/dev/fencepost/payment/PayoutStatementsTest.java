@@ -2,7 +2,6 @@ package dev.fencepost.payment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
@@ -34,12 +33,7 @@ class PayoutStatementsTest {
 
   @BeforeAll
   static void counting() {
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(db.jdbcUrl());
-    config.setUsername(db.database().username());
-    config.setPassword(db.database().password());
-    config.setMaximumPoolSize(2);
-    pool = new HikariDataSource(config);
+    pool = Paydb.newPool(db, null);
     counted = new CountingDataSource(pool);
     resource = new PaymentResource(counted, new SimpleMeterRegistry());
     intake = new PayoutIntake(counted, "statements-test");

@@ -3,7 +3,6 @@ package dev.fencepost.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
@@ -90,16 +89,7 @@ class ReadCommittedTest {
     }
   }
 
-  /** A pool as the superuser, with {@code isolation} as Hikari names it, or the database's own. */
   private static HikariDataSource pool(String isolation) {
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(db.jdbcUrl());
-    config.setUsername(db.database().username());
-    config.setPassword(db.database().password());
-    config.setMaximumPoolSize(2);
-    if (isolation != null) {
-      config.setTransactionIsolation(isolation);
-    }
-    return new HikariDataSource(config);
+    return Paydb.newPool(db, isolation);
   }
 }
