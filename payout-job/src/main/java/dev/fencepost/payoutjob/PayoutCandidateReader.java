@@ -14,6 +14,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.springframework.batch.core.listener.ChunkListener;
+import org.springframework.batch.core.scope.context.ChunkContext;
 import org.springframework.batch.infrastructure.item.ItemReader;
 
 /**
@@ -32,8 +34,14 @@ import org.springframework.batch.infrastructure.item.ItemReader;
  * process never queue on the same lock (the starter would refuse the second local acquire anyway,
  * ADR 0023), and a thread that finds nothing to offer while others are still working waits for
  * them, because finishing an account's payout is what makes its next payout a candidate.
+ *
+ * <p>Chunks of several payouts (ADR 0207): only a chunk's first {@link #read} may wait. Every later
+ * candidate of the chunk is taken by {@link #prefetch}, which never waits, because a thread that
+ * holds candidates it has not yet executed would otherwise wait for its own accounts. Whatever a
+ * chunk took and did not finish is handed back when the chunk ends ({@link #afterChunk}, {@link
+ * #afterChunkError}), so a chunk that fails cannot keep its accounts from the other threads.
  */
-public class PayoutCandidateReader implements ItemReader<Payout> {
+public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener {
 
   private static final List<PayoutState> RECOVERABLE =
       List.of(PayoutState.CLAIMED, PayoutState.RAIL_SUBMITTED, PayoutState.RAIL_ACKED);
@@ -46,31 +54,70 @@ public class PayoutCandidateReader implements ItemReader<Payout> {
   private final Set<AccountId> inFlight = new HashSet<>();
   private boolean exhausted;
 
+  /** What this thread's chunk took and has not finished: handed back at the chunk's end. */
+  private final ThreadLocal<List<Payout>> held = ThreadLocal.withInitial(ArrayList::new);
+
+  /** A candidate {@link #prefetch} took for this thread's next {@link #read}. */
+  private final ThreadLocal<Payout> prefetched = new ThreadLocal<>();
+
   public PayoutCandidateReader(PaymentResource paydb, int pageSize, int maxAttempts) {
     this.paydb = paydb;
     this.pageSize = pageSize;
     this.maxAttempts = maxAttempts;
   }
 
+  /**
+   * The next candidate for this thread, or null when the run has nothing more it may try. Waits
+   * while other threads' attempts may still make a candidate, which is safe only at a chunk's
+   * start, when this thread holds nothing: later reads of a chunk return what {@link #prefetch}
+   * took.
+   */
   @Override
   public Payout read() throws InterruptedException {
+    Payout next = prefetched.get();
+    if (next != null) {
+      prefetched.remove();
+      return next;
+    }
+    if (!held.get().isEmpty()) {
+      throw new IllegalStateException(
+          "a payout thread read again while holding candidates it has not executed: only"
+              + " prefetch may add to a chunk (ADR 0207)");
+    }
     while (true) {
-      Payout next = take();
+      next = take(true);
       if (next == null) {
         return null;
       }
-      // Outside the monitor: the other threads need not wait for this query.
-      boolean actionable;
-      try {
-        actionable = stillActionable(next);
-      } catch (RuntimeException e) {
-        done(next);
-        throw e;
-      }
-      if (actionable) {
+      if (actionable(next)) {
         return next;
       }
-      done(next);
+    }
+  }
+
+  /**
+   * Takes this thread's next candidate for {@link #read} if one is ready now; never waits. False
+   * when none is: the chunk ends there (ADR 0207).
+   */
+  public boolean prefetch() {
+    if (prefetched.get() != null) {
+      return true;
+    }
+    while (true) {
+      Payout next;
+      try {
+        next = take(false);
+      } catch (InterruptedException e) { // take(false) does not wait; kept for the flag's sake
+        Thread.currentThread().interrupt();
+        return false;
+      }
+      if (next == null) {
+        return false;
+      }
+      if (actionable(next)) {
+        prefetched.set(next);
+        return true;
+      }
     }
   }
 
@@ -78,17 +125,63 @@ public class PayoutCandidateReader implements ItemReader<Payout> {
    * The attempt at {@code payout} ended (whatever its outcome): its account may be handed out
    * again. The step calls this after each processed item; a single-threaded run may skip it.
    */
-  public synchronized void done(Payout payout) {
+  public void done(Payout payout) {
+    held.get().remove(payout);
+    release(payout);
+  }
+
+  /** The chunk committed: everything it took was executed and is already done. */
+  @Override
+  public void afterChunk(ChunkContext context) {
+    handBack();
+  }
+
+  /** The chunk failed: what it took and did not execute goes back to the other threads. */
+  @Override
+  public void afterChunkError(ChunkContext context) {
+    handBack();
+  }
+
+  private void handBack() {
+    Payout unread = prefetched.get();
+    prefetched.remove();
+    List<Payout> mine = held.get();
+    if (unread != null && !mine.contains(unread)) {
+      mine.add(unread);
+    }
+    for (Payout payout : List.copyOf(mine)) {
+      done(payout);
+    }
+    held.remove(); // the thread may outlive the step (a single-threaded run is the caller's)
+  }
+
+  /** Outside the monitor: the other threads need not wait for this query. */
+  private boolean actionable(Payout candidate) {
+    boolean actionable = false;
+    try {
+      actionable = stillActionable(candidate);
+    } finally {
+      if (!actionable) {
+        done(candidate);
+      }
+    }
+    return actionable;
+  }
+
+  private synchronized void release(Payout payout) {
     if (inFlight.remove(payout.accountId())) {
       notifyAll();
     }
   }
 
-  private synchronized Payout take() throws InterruptedException {
+  private synchronized Payout take(boolean mayWait) throws InterruptedException {
     while (true) {
       if (queue.isEmpty() && !exhausted) {
         refill();
         if (queue.isEmpty()) {
+          if (!mayWait) {
+            return null;
+          }
           if (inFlight.isEmpty()) {
             exhausted = true;
           } else {
@@ -103,6 +196,7 @@ public class PayoutCandidateReader implements ItemReader<Payout> {
         return null;
       }
       if (inFlight.add(next.accountId())) {
+        held.get().add(next);
         return next;
       }
       // Its account is with another thread of this process: forget it, the attempt is not

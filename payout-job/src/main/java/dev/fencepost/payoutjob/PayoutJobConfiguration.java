@@ -14,6 +14,8 @@ import javax.sql.DataSource;
 import org.springframework.batch.core.configuration.annotation.StepScope;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.job.builder.JobBuilder;
+import org.springframework.batch.core.listener.ChunkListener;
+import org.springframework.batch.core.listener.StepExecutionListener;
 import org.springframework.batch.core.repository.JobRepository;
 import org.springframework.batch.core.step.Step;
 import org.springframework.batch.core.step.builder.SimpleStepBuilder;
@@ -32,10 +34,12 @@ import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * payoutJob: one chunk-oriented step, {@code payoutStep}, reading candidate payouts, executing each
- * under its account's lock ({@link PayoutExecutor}) and tallying the outcomes. The chunk size is
- * one: each payout's effects are committed by payment-resource and the proxy inside its grant, and
- * the job repository records progress after every payout, so a killed worker loses nothing a
- * recovery cannot find from paydb and the proxy (UC-04).
+ * under its account's lock ({@link PayoutExecutor}) and tallying the outcomes. Each payout's
+ * effects are committed by payment-resource and the proxy inside its grant, as the attempt goes;
+ * the chunk is only the job repository's bookkeeping, committed once per {@code
+ * fencepost.payout.commit-interval} payouts or sooner ({@link ReadyCandidatesPolicy}, ADR 0207). A
+ * killed worker loses at most that bookkeeping: nothing a recovery needs, which it finds in paydb
+ * and the proxy (UC-04).
  *
  * <p>With {@code fencepost.payout.concurrency} above 1 the step runs that many payout threads, each
  * its own chunk loop over the one shared reader (ADR 0063).
@@ -163,20 +167,22 @@ public class PayoutJobConfiguration {
           } finally {
             reader.done(candidate);
           }
-          tally.timed(result.outcome(), System.nanoTime() - started);
+          tally.record(result.outcome(), System.nanoTime() - started);
           if (result.outcome() == PayoutOutcome.SKIPPED_LOCK_HELD) {
-            tally.skipped();
             return null; // filtered: counted as skipped, another worker has it (UC-02)
           }
           return result;
         };
     SimpleStepBuilder<Payout, PayoutResult> step =
         new StepBuilder("payoutStep", repository)
-            .<Payout, PayoutResult>chunk(1, transactionManager)
+            .<Payout, PayoutResult>chunk(
+                new ReadyCandidatesPolicy(reader, properties.getCommitInterval()),
+                transactionManager)
             .reader(reader)
             .processor(processor)
             .writer(tally)
-            .listener(tally);
+            .listener((StepExecutionListener) tally)
+            .listener((ChunkListener) reader);
     if (properties.getConcurrency() > 1) {
       step.stepOperations(new ConcurrentStepOperations(properties.getConcurrency()));
     }

@@ -40,6 +40,15 @@ public class PayoutJobProperties {
   private int concurrency = 1;
 
   /**
+   * Payouts per job-repository commit on each payout thread (1..1000, ADR 0207). A chunk also ends
+   * as soon as no candidate is ready, so a thread never waits while holding payouts it has not yet
+   * executed. Only the job's bookkeeping waits for the commit (its read, write and commit counts,
+   * as the jobs endpoint shows them): every payout's effects are committed in paydb and the proxy
+   * during its own attempt. 1 commits after every payout.
+   */
+  private int commitInterval = 10;
+
+  /**
    * When set, each run appends one line per payout attempt to this file as it goes: outcome, the
    * attempt's duration in microseconds (lock acquire to release) and when it ended (epoch
    * milliseconds). A benchmark seam for the local platform (ADR 0095); empty writes nothing.
@@ -93,6 +102,17 @@ public class PayoutJobProperties {
       throw new IllegalArgumentException("fencepost.payout.concurrency must be 1..256");
     }
     this.concurrency = concurrency;
+  }
+
+  public int getCommitInterval() {
+    return commitInterval;
+  }
+
+  public void setCommitInterval(int commitInterval) {
+    if (commitInterval < 1 || commitInterval > 1000) {
+      throw new IllegalArgumentException("fencepost.payout.commit-interval must be 1..1000");
+    }
+    this.commitInterval = commitInterval;
   }
 
   public String getTimingsFile() {

@@ -18,7 +18,9 @@ import org.springframework.batch.infrastructure.item.ItemWriter;
 
 /**
  * The step's writer and exit status. Writing changes nothing (each payout's changes were committed
- * by payment-resource inside the grant); it tallies outcomes, and the exit status carries them:
+ * by payment-resource inside the grant). Each attempt's outcome is counted as the attempt ends
+ * ({@link #record}), not when its chunk is written, so a chunk of several payouts that a later
+ * payout fails (ADR 0207) still counts the attempts that happened. The exit status carries them:
  * {@code COMPLETED} with a description such as {@code POSTED=12 AMBIGUOUS=1 SKIPPED_LOCK_HELD=3},
  * or {@code FAILED_LOCK_SERVICE_UNAVAILABLE} when the lock service could not be reached and the run
  * stopped without claiming anything (UC-08, FR-27). One instance per step execution.
@@ -47,12 +49,13 @@ public class PayoutStepTally implements ItemWriter<PayoutResult>, StepExecutionL
   }
 
   /**
-   * One attempt took {@code nanos}, lock acquire to release; kept only for a timings file (a line
-   * {@code outcome,micros,endedAtEpochMillis}, so a benchmark can keep the attempts of its measured
-   * window), written every twenty-odd attempts so that a worker stopped mid-run (a benchmark's
-   * deadline) leaves most of its timings behind.
+   * One attempt ended with {@code outcome} and took {@code nanos}, lock acquire to release. The
+   * duration is kept only for a timings file (a line {@code outcome,micros,endedAtEpochMillis}, so
+   * a benchmark can keep the attempts of its measured window), written every twenty-odd attempts so
+   * that a worker stopped mid-run (a benchmark's deadline) leaves most of its timings behind.
    */
-  public synchronized void timed(PayoutOutcome outcome, long nanos) {
+  public synchronized void record(PayoutOutcome outcome, long nanos) {
+    counts.merge(outcome, 1L, Long::sum);
     if (!timingsFile.isEmpty()) {
       timings
           .append(outcome)
@@ -67,17 +70,9 @@ public class PayoutStepTally implements ItemWriter<PayoutResult>, StepExecutionL
     }
   }
 
+  /** Nothing to write: every attempt was counted by {@link #record} as it ended. */
   @Override
-  public synchronized void write(Chunk<? extends PayoutResult> chunk) {
-    for (PayoutResult result : chunk) {
-      counts.merge(result.outcome(), 1L, Long::sum);
-    }
-  }
-
-  /** Skipped payouts are filtered by the processor; count them here. */
-  public synchronized void skipped() {
-    counts.merge(PayoutOutcome.SKIPPED_LOCK_HELD, 1L, Long::sum);
-  }
+  public void write(Chunk<? extends PayoutResult> chunk) {}
 
   @Override
   public synchronized ExitStatus afterStep(StepExecution stepExecution) {
