@@ -84,15 +84,7 @@ public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener 
           "a payout thread read again while holding candidates it has not executed: only"
               + " prefetch may add to a chunk (ADR 0207)");
     }
-    while (true) {
-      next = take(true);
-      if (next == null) {
-        return null;
-      }
-      if (actionable(next)) {
-        return next;
-      }
-    }
+    return take(true);
   }
 
   /**
@@ -103,27 +95,23 @@ public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener 
     if (prefetched.get() != null) {
       return true;
     }
-    while (true) {
-      Payout next;
-      try {
-        next = take(false);
-      } catch (InterruptedException e) { // take(false) does not wait; kept for the flag's sake
-        Thread.currentThread().interrupt();
-        return false;
-      }
-      if (next == null) {
-        return false;
-      }
-      if (actionable(next)) {
-        prefetched.set(next);
-        return true;
-      }
+    Payout next;
+    try {
+      next = take(false);
+    } catch (InterruptedException e) { // take(false) does not wait; kept for the flag's sake
+      Thread.currentThread().interrupt();
+      return false;
     }
+    if (next == null) {
+      return false;
+    }
+    prefetched.set(next);
+    return true;
   }
 
   /**
    * The attempt at {@code payout} ended (whatever its outcome): its account may be handed out
-   * again. The step calls this after each processed item; a single-threaded run may skip it.
+   * again. The step calls this after each processed item, whatever its outcome.
    */
   public void done(Payout payout) {
     held.get().remove(payout);
@@ -142,30 +130,13 @@ public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener 
     handBack();
   }
 
+  /** A prefetched candidate is held too: everything this thread took and did not finish. */
   private void handBack() {
-    Payout unread = prefetched.get();
     prefetched.remove();
-    List<Payout> mine = held.get();
-    if (unread != null && !mine.contains(unread)) {
-      mine.add(unread);
-    }
-    for (Payout payout : List.copyOf(mine)) {
+    for (Payout payout : List.copyOf(held.get())) {
       done(payout);
     }
     held.remove(); // the thread may outlive the step (a single-threaded run is the caller's)
-  }
-
-  /** Outside the monitor: the other threads need not wait for this query. */
-  private boolean actionable(Payout candidate) {
-    boolean actionable = false;
-    try {
-      actionable = stillActionable(candidate);
-    } finally {
-      if (!actionable) {
-        done(candidate);
-      }
-    }
-    return actionable;
   }
 
   private synchronized void release(Payout payout) {
@@ -206,12 +177,14 @@ public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener 
   }
 
   /**
-   * Work avoidance, not a decision: a queued candidate that another worker has meanwhile finished
-   * (or left ambiguous) is dropped without taking its account's lock. Racing workers (UC-02) see
-   * the same pages, so most of them would otherwise queue on a lock only to find the payout done.
-   * The decision is still the re-read inside the grant (FR-14).
+   * Work avoidance, not a decision: a candidate that another worker has meanwhile taken, finished
+   * or left ambiguous is dropped without asking for its account's lock. Racing workers (UC-02) see
+   * the same pages, so many candidates would otherwise queue on a lock only to find the payout
+   * done. The step asks just before a candidate's attempt, not when it was read: a chunk reads its
+   * candidates before it executes any (ADR 0207). The decision is still the re-read inside the
+   * grant (FR-14).
    */
-  private boolean stillActionable(Payout candidate) {
+  public boolean stillCandidate(Payout candidate) {
     return paydb.findPayout(candidate.id()).map(p -> p.state() == candidate.state()).orElse(false);
   }
 

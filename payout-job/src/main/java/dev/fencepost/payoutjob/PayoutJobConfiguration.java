@@ -163,6 +163,10 @@ public class PayoutJobConfiguration {
           long started = System.nanoTime();
           PayoutResult result;
           try {
+            if (!reader.stillCandidate(candidate)) {
+              tally.stale();
+              return null; // filtered: moved on since it was read, no lock asked for (ADR 0207)
+            }
             result = executor.execute(candidate);
           } finally {
             reader.done(candidate);

@@ -21,11 +21,15 @@ import org.springframework.batch.infrastructure.item.ItemWriter;
  * by payment-resource inside the grant). Each attempt's outcome is counted as the attempt ends
  * ({@link #record}), not when its chunk is written, so a chunk of several payouts that a later
  * payout fails (ADR 0207) still counts the attempts that happened. The exit status carries them:
- * {@code COMPLETED} with a description such as {@code POSTED=12 AMBIGUOUS=1 SKIPPED_LOCK_HELD=3},
- * or {@code FAILED_LOCK_SERVICE_UNAVAILABLE} when the lock service could not be reached and the run
- * stopped without claiming anything (UC-08, FR-27). One instance per step execution.
+ * {@code COMPLETED} with a description such as {@code POSTED=12 AMBIGUOUS=1 SKIPPED_LOCK_HELD=3
+ * STALE_CANDIDATE=2}, or {@code FAILED_LOCK_SERVICE_UNAVAILABLE} when the lock service could not be
+ * reached and the run stopped without claiming anything (UC-08, FR-27). One instance per step
+ * execution.
  */
 public class PayoutStepTally implements ItemWriter<PayoutResult>, StepExecutionListener {
+
+  /** In the exit description: candidates dropped before their attempt, see {@link #stale}. */
+  public static final String STALE_CANDIDATE = "STALE_CANDIDATE";
 
   /** Exit code of a run stopped because no grant could be had. */
   public static final String LOCK_SERVICE_UNAVAILABLE = "FAILED_LOCK_SERVICE_UNAVAILABLE";
@@ -33,6 +37,7 @@ public class PayoutStepTally implements ItemWriter<PayoutResult>, StepExecutionL
   private static final Logger log = LoggerFactory.getLogger(PayoutStepTally.class);
 
   private final Map<PayoutOutcome, Long> counts = new EnumMap<>(PayoutOutcome.class);
+  private long stale;
   private final String timingsFile;
   private final StringBuilder timings = new StringBuilder();
 
@@ -70,6 +75,14 @@ public class PayoutStepTally implements ItemWriter<PayoutResult>, StepExecutionL
     }
   }
 
+  /**
+   * A candidate was dropped before its attempt: it had left the state it was read in (another
+   * worker took or finished it), so no lock was asked for. Shown as {@code STALE_CANDIDATE=n}.
+   */
+  public synchronized void stale() {
+    stale++;
+  }
+
   /** Nothing to write: every attempt was counted by {@link #record} as it ended. */
   @Override
   public void write(Chunk<? extends PayoutResult> chunk) {}
@@ -78,6 +91,9 @@ public class PayoutStepTally implements ItemWriter<PayoutResult>, StepExecutionL
   public synchronized ExitStatus afterStep(StepExecution stepExecution) {
     StringJoiner description = new StringJoiner(" ");
     counts.forEach((outcome, count) -> description.add(outcome + "=" + count));
+    if (stale > 0) {
+      description.add(STALE_CANDIDATE + "=" + stale);
+    }
     boolean lockServiceDown =
         stepExecution.getFailureExceptions().stream().anyMatch(PayoutStepTally::isLockServiceDown);
     ExitStatus exit;

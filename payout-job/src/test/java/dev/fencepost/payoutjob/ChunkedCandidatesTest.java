@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.fencepost.launcher.postgres.PostgresDatabase;
+import dev.fencepost.lock.FencingToken;
+import dev.fencepost.payment.Actor;
 import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.testkit.PaydbFixtures;
@@ -41,6 +43,7 @@ class ChunkedCandidatesTest {
 
   private PostgresDatabase db;
   private PaydbFixtures fixtures;
+  private PaymentResource paydb;
   private PayoutCandidateReader reader;
 
   @BeforeEach
@@ -51,9 +54,8 @@ class ChunkedCandidatesTest {
             .createDatabase("chunks")
             .applyChangelog("db/changelog/paydb/db.changelog-master.yaml");
     fixtures = new PaydbFixtures(db.dataSource(), "chunks-test");
-    reader =
-        new PayoutCandidateReader(
-            new PaymentResource(db.dataSource(), new SimpleMeterRegistry()), 100, 3);
+    paydb = new PaymentResource(db.dataSource(), new SimpleMeterRegistry());
+    reader = new PayoutCandidateReader(paydb, 100, 3);
   }
 
   @AfterEach
@@ -176,6 +178,23 @@ class ChunkedCandidatesTest {
                       return List.of(x, y);
                     }));
     assertThat(again).containsExactlyInAnyOrder(a, b);
+  }
+
+  @Test
+  void aCandidateIsCheckedWhenItsTurnComesNotWhenItWasRead() throws Exception {
+    Payout first = fixtures.accountWithPayouts("turn", 10_000, 1, 100).get(0);
+    Payout second = fixtures.accountWithPayouts("moved", 10_000, 1, 100).get(0);
+    Payout a = reader.read();
+    assertThat(reader.prefetch()).isTrue();
+    Payout b = reader.read();
+    assertThat(List.of(a, b)).containsExactlyInAnyOrder(first, second);
+    assertThat(reader.stillCandidate(b)).isTrue();
+
+    // Another worker claims the second while this chunk executes the first.
+    paydb.claim(b.id(), FencingToken.of(1), Actor.worker("another-worker"));
+
+    assertThat(reader.stillCandidate(a)).isTrue();
+    assertThat(reader.stillCandidate(b)).isFalse();
   }
 
   @Test
