@@ -60,6 +60,9 @@ public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener 
   /** A candidate {@link #prefetch} took for this thread's next {@link #read}. */
   private final ThreadLocal<Payout> prefetched = new ThreadLocal<>();
 
+  /** The chunk's first candidate, checked by {@link #read} a moment before its turn. */
+  private final ThreadLocal<Payout> checkedAtRead = new ThreadLocal<>();
+
   public PayoutCandidateReader(PaymentResource paydb, int pageSize, int maxAttempts) {
     this.paydb = paydb;
     this.pageSize = pageSize;
@@ -84,7 +87,26 @@ public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener 
           "a payout thread read again while holding candidates it has not executed: only"
               + " prefetch may add to a chunk (ADR 0207)");
     }
-    return take(true);
+    while (true) {
+      next = take(true);
+      if (next == null) {
+        return null;
+      }
+      // Checked now, since its attempt starts as soon as the rest of the chunk is taken (in
+      // memory); a candidate found moved on is not read at all.
+      boolean current = false;
+      try {
+        current = stillCandidate(next);
+      } finally {
+        if (!current) {
+          done(next);
+        }
+      }
+      if (current) {
+        checkedAtRead.set(next);
+        return next;
+      }
+    }
   }
 
   /**
@@ -133,6 +155,7 @@ public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener 
   /** A prefetched candidate is held too: everything this thread took and did not finish. */
   private void handBack() {
     prefetched.remove();
+    checkedAtRead.remove();
     for (Payout payout : List.copyOf(held.get())) {
       done(payout);
     }
@@ -177,14 +200,23 @@ public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener 
   }
 
   /**
-   * Work avoidance, not a decision: a candidate that another worker has meanwhile taken, finished
-   * or left ambiguous is dropped without asking for its account's lock. Racing workers (UC-02) see
-   * the same pages, so many candidates would otherwise queue on a lock only to find the payout
-   * done. The step asks just before a candidate's attempt, not when it was read: a chunk reads its
-   * candidates before it executes any (ADR 0207). The decision is still the re-read inside the
-   * grant (FR-14).
+   * Whether {@code candidate}, whose turn in its chunk has come, may be attempted now. Work
+   * avoidance, not a decision: a candidate that another worker has meanwhile taken, finished or
+   * left ambiguous is dropped without asking for its account's lock. Racing workers (UC-02) see the
+   * same pages, so many candidates would otherwise queue on a lock only to find the payout done. A
+   * chunk's first candidate was checked as it was read, a moment before its turn; a prefetched one
+   * may have waited several attempts, so it is checked again now (ADR 0207). The decision is still
+   * the re-read inside the grant (FR-14).
    */
-  public boolean stillCandidate(Payout candidate) {
+  public boolean turnCame(Payout candidate) {
+    if (candidate.equals(checkedAtRead.get())) {
+      checkedAtRead.remove();
+      return true;
+    }
+    return stillCandidate(candidate);
+  }
+
+  private boolean stillCandidate(Payout candidate) {
     return paydb.findPayout(candidate.id()).map(p -> p.state() == candidate.state()).orElse(false);
   }
 

@@ -163,7 +163,7 @@ public class PayoutJobConfiguration {
           long started = System.nanoTime();
           PayoutResult result;
           try {
-            if (!reader.stillCandidate(candidate)) {
+            if (!reader.turnCame(candidate)) {
               tally.stale();
               return null; // filtered: moved on since it was read, no lock asked for (ADR 0207)
             }
