@@ -77,10 +77,20 @@ public final class Environment implements AutoCloseable {
    * 17's JFR does not expand {@code %p} in a file name).
    */
   public static Environment start(Path workDir, List<String> serverJvmArgs) throws Exception {
+    return start(workDir, serverJvmArgs, false);
+  }
+
+  /**
+   * As {@link #start(Path, List)}; with {@code statementStatistics}, PostgreSQL keeps {@code
+   * pg_stat_statements} (a diagnostic's choice: it adds a little to every statement's cost).
+   */
+  public static Environment start(
+      Path workDir, List<String> serverJvmArgs, boolean statementStatistics) throws Exception {
     Files.createDirectories(workDir);
     // The bench's lock servers and issuer serve HTTPS with this run's certificate (ADR 0150).
     LocalTls.forThisJvm(workDir.resolve("tls"));
-    EmbeddedPostgresServer postgres = EmbeddedPostgresServer.startDedicated();
+    EmbeddedPostgresServer postgres =
+        EmbeddedPostgresServer.builder().statementStatistics(statementStatistics).start();
     EtcdCluster etcd = EtcdCluster.builder().members(1).start();
     // Migrated as its owner; the server connects as the runtime role (ADR 0160).
     PostgresDatabase lockDb =
@@ -245,6 +255,34 @@ public final class Environment implements AutoCloseable {
       Thread.currentThread().interrupt();
       return -1;
     }
+  }
+
+  /**
+   * lockdb's statements by calls and execution time, summed per normalised statement ({@code
+   * pg_stat_statements}, which the run must have been started with), with the statement text.
+   */
+  public Map<String, double[]> lockDbStatements() {
+    Map<String, double[]> out = new LinkedHashMap<>();
+    try (Connection c =
+            DriverManager.getConnection(
+                postgres.jdbcUrl(lockDb.name()),
+                EmbeddedPostgresServer.USER,
+                EmbeddedPostgresServer.PASSWORD);
+        Statement s = c.createStatement()) {
+      s.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT query, sum(calls), sum(total_exec_time) FROM pg_stat_statements s"
+                  + " JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = current_database()"
+                  + " GROUP BY query")) {
+        while (rs.next()) {
+          out.put(rs.getString(1), new double[] {rs.getDouble(2), rs.getDouble(3)});
+        }
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException("pg_stat_statements unreadable on lockdb", e);
+    }
+    return out;
   }
 
   /** PostgreSQL's WAL sync count (PostgreSQL 17: pg_stat_wal.wal_sync), server-wide. */

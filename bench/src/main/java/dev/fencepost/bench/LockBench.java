@@ -92,7 +92,7 @@ public final class LockBench {
     System.exit(0);
   }
 
-  private static List<String> splitArgs(String s) {
+  static List<String> splitArgs(String s) {
     List<String> args = new ArrayList<>();
     for (String a : s.trim().split("\\s+")) {
       if (!a.isBlank()) {

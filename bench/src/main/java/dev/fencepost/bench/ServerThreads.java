@@ -23,7 +23,10 @@ import java.util.TreeMap;
  * /proc/<pid>/task/<tid>/schedstat}, and from the server's own scrape the requests and backend
  * operations per pair. JIT compiler and GC threads show up beside the request threads, which a JFR
  * execution profile does not show. A diagnostic, not a benchmark: it prints no latency and its
- * figures are read only as shares. Run it alone on a quiet machine:
+ * figures are read only as shares. With {@code -Dprobe.statements=true} PostgreSQL keeps {@code
+ * pg_stat_statements}, and each lockdb statement's calls and execution time per pair are printed
+ * too; {@code probe.serverJvmArgs} go to both lock servers (a JFR recording, say, with {@code
+ * {server}} in the file name). Run it alone on a quiet machine:
  *
  * <pre>
  * java -Dlogback.configurationFile=bench/logback-harness.xml -Dfencepost.apps.dir=bench/target/apps \
@@ -42,7 +45,12 @@ public final class ServerThreads {
     long warmUp = LockBench.seconds("probe.warmupSeconds", "150").toNanos();
     long measured = LockBench.seconds("probe.seconds", "30").toNanos();
     System.out.println("commit " + Provenance.commit() + ", load " + Provenance.loadAverage());
-    try (Environment env = Environment.start(Path.of("bench/target/server-threads"), List.of())) {
+    boolean statements = Boolean.getBoolean("probe.statements");
+    try (Environment env =
+        Environment.start(
+            Path.of("bench/target/server-threads"),
+            LockBench.splitArgs(System.getProperty("probe.serverJvmArgs", "")),
+            statements)) {
       for (String id : System.getProperty("probe.targets", "E3,P2").split(",")) {
         boolean etcd = id.equals("E3");
         JavaProcess server = etcd ? env.etcdServer() : env.postgresServer();
@@ -57,7 +65,13 @@ public final class ServerThreads {
         Map<String, Long> threadsBefore = threadCpu(pid);
         long processBefore = Environment.pidCpu(pid, false);
         Map<String, Double> countsBefore = counts(server);
+        long postgresBefore = env.cpuNanos().get("postgres");
+        Map<String, double[]> statementsBefore =
+            statements && !etcd ? env.lockDbStatements() : Map.of();
         long pairs = drive(id, pool, measured);
+        long postgresCpu = env.cpuNanos().get("postgres") - postgresBefore;
+        Map<String, double[]> statementsAfter =
+            statements && !etcd ? env.lockDbStatements() : Map.of();
         Map<String, Long> threadsAfter = threadCpu(pid);
         long process = Environment.pidCpu(pid, false) - processBefore;
         Map<String, Double> countsAfter = counts(server);
@@ -71,6 +85,10 @@ public final class ServerThreads {
             pairs / (measured / 1e9),
             process / 1e6 / pairs,
             Provenance.loadAverage());
+        System.out.printf(
+            "PostgreSQL (postmaster and live backends) CPU %.3f ms per pair%n",
+            postgresCpu / 1e6 / pairs);
+        printStatements(statementsBefore, statementsAfter, pairs);
         System.out.println("| thread group | CPU ms per pair |\n|---|---|");
         threadsAfter.entrySet().stream()
             .map(
@@ -95,6 +113,32 @@ public final class ServerThreads {
       }
     }
     System.exit(0);
+  }
+
+  /** lockdb's statements in the window: calls and execution ms per pair, costliest first. */
+  private static void printStatements(
+      Map<String, double[]> before, Map<String, double[]> after, long pairs) {
+    if (after.isEmpty()) {
+      return;
+    }
+    System.out.println("| exec ms per pair | calls per pair | lockdb statement |\n|---|---|---|");
+    after.entrySet().stream()
+        .map(
+            e -> {
+              double[] b = before.getOrDefault(e.getKey(), new double[2]);
+              return Map.entry(
+                  e.getKey(),
+                  new double[] {
+                    (e.getValue()[0] - b[0]) / pairs, (e.getValue()[1] - b[1]) / pairs
+                  });
+            })
+        .filter(e -> e.getValue()[0] >= 0.001)
+        .sorted((a, b) -> Double.compare(b.getValue()[1], a.getValue()[1]))
+        .forEach(
+            e ->
+                System.out.printf(
+                    "| %.4f | %.3f | `%s` |%n",
+                    e.getValue()[1], e.getValue()[0], e.getKey().replaceAll("\\s+", " ")));
   }
 
   /** Closed-loop acquire+release pairs, one key per client; returns the pairs done. */
