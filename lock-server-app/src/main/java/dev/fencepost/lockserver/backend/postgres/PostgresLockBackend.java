@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataIntegrityViolationException;
@@ -62,6 +63,8 @@ public final class PostgresLockBackend implements LockBackend {
   private final ReleaseListener releases;
   private final SessionGrace grace;
   private final KeepAliveBatcher keepAlives;
+  private final AtomicLong attempts = new AtomicLong();
+  private volatile Runnable afterFailedAttempt = () -> {};
 
   /**
    * @param keepAliveGather how long the first of a batch of keepalives waits for others to share
@@ -136,6 +139,16 @@ public final class PostgresLockBackend implements LockBackend {
     return new SessionInfo(sessionId, extended.owner(), extended.ttl(), extended.expiresAt());
   }
 
+  /** Test seam: {@code lock_acquire} calls so far. */
+  long attempts() {
+    return attempts.get();
+  }
+
+  /** Test seam: runs in a waiting acquire's thread after each of its attempts that failed. */
+  void afterFailedAttempt(Runnable hook) {
+    this.afterFailedAttempt = hook;
+  }
+
   /** Test seam: the batcher behind {@link #keepAlive}. */
   KeepAliveBatcher keepAliveBatcher() {
     return keepAlives;
@@ -184,14 +197,58 @@ public final class PostgresLockBackend implements LockBackend {
   @Override
   public LockGrant acquire(LockKey key, SessionId sessionId, Duration wait) {
     UUID session = parse(sessionId).orElseThrow(() -> new SessionNotFoundException(sessionId));
-    long deadline = System.nanoTime() + wait.toNanos();
-    Attempt first = attemptAcquire(key, sessionId, session);
-    if (first.grant() != null || wait.isZero()) {
-      return first.orThrow(key);
+    if (wait.isZero()) {
+      return attemptAcquire(key, sessionId, session).orThrow(key);
     }
-    // Waiting: registered as a waiter (for inspection), woken by NOTIFY when the key is freed, or
-    // at the holder's expiry if it dies silently. Never a tight polling loop.
-    UUID waiterId = UUID.randomUUID();
+    long deadline = System.nanoTime() + wait.toNanos();
+    // In the key's queue before the first attempt, so that a release after it finds this waiter
+    // (ADR 0208). A grant at once leaves the queue untouched but for this ticket.
+    WaitQueues waiters = releases.waiters();
+    WaitQueues.Ticket ticket = waiters.join(key.value());
+    boolean granted = false;
+    UUID waiterId = null;
+    try {
+      while (true) {
+        waiters.beforeAttempt(ticket);
+        Attempt attempt = attemptAcquire(key, sessionId, session);
+        if (attempt.grant() != null) {
+          granted = true;
+          return attempt.grant();
+        }
+        afterFailedAttempt.run();
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return attempt.orThrow(key);
+        }
+        if (waiters.woken(ticket)) {
+          continue;
+        }
+        if (waiterId == null) {
+          // Waiting: registered as a waiter (for inspection), woken when the key is freed (NOTIFY,
+          // or a release on this instance), or at the holder's expiry if it dies silently. Never
+          // a tight polling loop.
+          waiterId = UUID.randomUUID();
+          registerWaiter(waiterId, key, session);
+        }
+        long untilHolderExpiry =
+            attempt.holderExpiresInMillis() == null
+                ? Long.MAX_VALUE
+                : Math.max(attempt.holderExpiresInMillis() + 5, 5) * 1_000_000L;
+        waiters.await(ticket, Math.min(left, untilHolderExpiry));
+        if (Thread.currentThread().isInterrupted()) {
+          // Shutting down: give up now rather than spin on attempts until the deadline.
+          return attempt.orThrow(key);
+        }
+      }
+    } finally {
+      waiters.leave(ticket, granted);
+      if (waiterId != null) {
+        unregisterWaiter(waiterId);
+      }
+    }
+  }
+
+  private void registerWaiter(UUID waiterId, LockKey key, UUID session) {
     call(
         () ->
             jdbc.sql(
@@ -203,29 +260,13 @@ public final class PostgresLockBackend implements LockBackend {
                 .param("key", key.value())
                 .param("sid", session)
                 .update());
+  }
+
+  private void unregisterWaiter(UUID waiterId) {
     try {
-      Attempt attempt = first;
-      while (true) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return attempt.orThrow(key);
-        }
-        long untilHolderExpiry =
-            attempt.holderExpiresInMillis() == null
-                ? Long.MAX_VALUE
-                : Math.max(attempt.holderExpiresInMillis() + 5, 5) * 1_000_000L;
-        releases.awaitRelease(key, Math.min(left, untilHolderExpiry));
-        attempt = attemptAcquire(key, sessionId, session);
-        if (attempt.grant() != null) {
-          return attempt.grant();
-        }
-      }
-    } finally {
-      try {
-        jdbc.sql("DELETE FROM lock_waiter WHERE id = :wid").param("wid", waiterId).update();
-      } catch (DataAccessException e) {
-        // The waiter row cascades away with its session; inspection may over-count meanwhile.
-      }
+      jdbc.sql("DELETE FROM lock_waiter WHERE id = :wid").param("wid", waiterId).update();
+    } catch (DataAccessException e) {
+      // The waiter row cascades away with its session; inspection may over-count meanwhile.
     }
   }
 
@@ -253,6 +294,7 @@ public final class PostgresLockBackend implements LockBackend {
    * recorded.
    */
   private Attempt acquireOnce(LockKey key, SessionId sessionId, UUID session) {
+    attempts.incrementAndGet();
     AcquireRow row =
         jdbc.sql(
                 """

@@ -3,11 +3,7 @@ package dev.fencepost.lockserver.backend.postgres;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -17,10 +13,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Wakes waiting acquires when a key is freed, on this instance or any other: every release, revoke
  * and session close sends {@code NOTIFY fencepost_lock_freed, '<key>'} in its own transaction, and
- * this listener holds one {@code LISTEN} connection per lock-server instance.
+ * this listener holds one {@code LISTEN} connection per lock-server instance. A freed key wakes the
+ * first of this instance's waiters for it ({@link WaitQueues}, ADR 0208).
  *
  * <p>A lost notification costs latency, never safety: a waiter also wakes at its deadline and at
- * the holder's expiry, and acquiring is always decided by the database.
+ * the holder's expiry, and acquiring is always decided by the database. While the connection is
+ * down nothing is heard, so on every (re)connect every waiter is woken once.
  */
 public final class ReleaseListener implements AutoCloseable {
 
@@ -28,7 +26,8 @@ public final class ReleaseListener implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ReleaseListener.class);
 
   private final DataSource dataSource;
-  private final Map<String, Set<CountDownLatch>> waiting = new ConcurrentHashMap<>();
+  private final WaitQueues waiters = new WaitQueues();
+  private final AtomicLong heard = new AtomicLong();
   private final Thread thread;
   private volatile boolean running = true;
 
@@ -42,32 +41,22 @@ public final class ReleaseListener implements AutoCloseable {
     thread.start();
   }
 
-  /** Blocks up to {@code nanos} or until {@code key} is freed. */
-  void awaitRelease(dev.fencepost.lock.LockKey key, long nanos) {
-    CountDownLatch latch = new CountDownLatch(1);
-    Set<CountDownLatch> latches =
-        waiting.computeIfAbsent(key.value(), k -> ConcurrentHashMap.newKeySet());
-    latches.add(latch);
-    try {
-      latch.await(nanos, TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } finally {
-      latches.remove(latch);
-      waiting.computeIfPresent(key.value(), (k, set) -> set.isEmpty() ? null : set);
-    }
+  /** This instance's waiting acquires, by key. */
+  WaitQueues waiters() {
+    return waiters;
   }
 
-  /** Wakes this instance's waiters for {@code key} at once, without the NOTIFY round trip. */
+  /** Notifications heard so far, each counted after its wake (for tests). */
+  long heard() {
+    return heard.get();
+  }
+
+  /**
+   * {@code key} was freed by this instance: wakes its first waiter here at once, without waiting
+   * for the NOTIFY round trip (which wakes one more, on every instance).
+   */
   void localWake(String key) {
-    Set<CountDownLatch> latches = waiting.get(key);
-    if (latches != null) {
-      latches.forEach(CountDownLatch::countDown);
-    }
-  }
-
-  private void wakeAll() {
-    waiting.values().forEach(set -> set.forEach(CountDownLatch::countDown));
+    waiters.wake(key);
   }
 
   private void listen() {
@@ -81,12 +70,13 @@ public final class ReleaseListener implements AutoCloseable {
         PGConnection pg = connection.unwrap(PGConnection.class);
         backoffMillis = 100;
         // Anything freed while we were not listening would otherwise be missed.
-        wakeAll();
+        waiters.wakeAll();
         while (running) {
           PGNotification[] notifications = pg.getNotifications(500);
           if (notifications != null) {
             for (PGNotification notification : notifications) {
-              localWake(notification.getParameter());
+              waiters.wake(notification.getParameter());
+              heard.incrementAndGet();
             }
           }
         }

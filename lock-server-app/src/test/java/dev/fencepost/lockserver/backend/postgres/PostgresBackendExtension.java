@@ -45,6 +45,11 @@ public final class PostgresBackendExtension implements BeforeAllCallback, AfterA
     return started().backend();
   }
 
+  /** The backend's release listener, with this instance's waiting acquires. */
+  public ReleaseListener listener() {
+    return started().listener();
+  }
+
   /** lockdb, for a test that reads or changes its rows directly. */
   public DataSource dataSource() {
     started();

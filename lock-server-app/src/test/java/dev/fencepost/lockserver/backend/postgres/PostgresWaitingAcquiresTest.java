@@ -1,0 +1,179 @@
+package dev.fencepost.lockserver.backend.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencepost.lock.LockGrant;
+import dev.fencepost.lock.LockKey;
+import dev.fencepost.lock.SessionId;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Waiting acquires on PostgreSQL (ADR 0208): a freed key wakes one waiter, not all of them; the
+ * waiters get the key in the order they began to wait; and a key freed between a waiter's failed
+ * attempt and its sleep is not missed.
+ */
+class PostgresWaitingAcquiresTest {
+
+  @RegisterExtension static PostgresBackendExtension lockdb = new PostgresBackendExtension();
+
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  private final ExecutorService pool = Executors.newCachedThreadPool();
+
+  @AfterEach
+  void stop() {
+    lockdb.backend().afterFailedAttempt(() -> {});
+    pool.shutdownNow();
+  }
+
+  @Test
+  void aReleaseWakesOneWaiterNotEveryWaiterOfTheKey() throws Exception {
+    PostgresLockBackend backend = lockdb.backend();
+    LockKey key = freshKey();
+    SessionId holder = session("holder");
+    LockGrant held = backend.acquire(key, holder, Duration.ZERO);
+    List<Waiter> waiters = startWaiters(key, 8);
+    long attemptsBefore = backend.attempts();
+    long heardBefore = lockdb.listener().heard();
+
+    backend.release(key, holder, held.token());
+
+    // Settled: one waiter has the key, the release's NOTIFY has been heard and acted on, and
+    // every other waiter is asleep again; nothing is in flight.
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                granted(waiters).size() == 1
+                    && lockdb.listener().heard() > heardBefore
+                    && asleep(key) == 7);
+    // One attempt takes the key; the NOTIFY of the same release wakes one more, which fails.
+    // Waking every waiter made all 8 attempt on the local wake and 7 again on the NOTIFY.
+    assertThat(backend.attempts() - attemptsBefore).isBetween(1L, 2L);
+
+    handOffToEveryone(key, waiters, heardBefore);
+  }
+
+  @Test
+  void waitersGetTheKeyInTheOrderTheyBeganToWait() throws Exception {
+    PostgresLockBackend backend = lockdb.backend();
+    LockKey key = freshKey();
+    SessionId holder = session("holder");
+    LockGrant held = backend.acquire(key, holder, Duration.ZERO);
+    List<Waiter> waiters = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      waiters.add(startWaiter(key, "waiter-" + i));
+      int expected = i + 1;
+      await().atMost(Duration.ofSeconds(20)).until(() -> asleep(key) == expected);
+    }
+
+    long heardBefore = lockdb.listener().heard();
+    backend.release(key, holder, held.token());
+    List<Integer> order = handOffToEveryone(key, waiters, heardBefore);
+
+    assertThat(order).containsExactly(0, 1, 2, 3, 4);
+  }
+
+  @Test
+  void aKeyFreedBetweenAFailedAttemptAndTheSleepIsNotMissed() throws Exception {
+    PostgresLockBackend backend = lockdb.backend();
+    LockKey key = freshKey();
+    // The holder's session outlives the waiter's deadline: a missed release would leave the
+    // waiter asleep until then, with the key free.
+    SessionId holder = backend.createSession("holder", Duration.ofSeconds(120)).sessionId();
+    LockGrant held = backend.acquire(key, holder, Duration.ZERO);
+    AtomicBoolean released = new AtomicBoolean();
+    long heardBefore = lockdb.listener().heard();
+    backend.afterFailedAttempt(
+        () -> {
+          if (released.compareAndSet(false, true)) {
+            // In the waiter's own thread, after its attempt saw the key held and before it
+            // sleeps: the release, its local wake and its NOTIFY all happen here.
+            backend.release(key, holder, held.token());
+            await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> lockdb.listener().heard() > heardBefore);
+          }
+        });
+
+    Waiter waiter = startWaiter(key, "waiter");
+
+    LockGrant grant = waiter.grant().get(10, TimeUnit.SECONDS);
+    assertThat(grant.token()).isGreaterThan(held.token());
+  }
+
+  private record Waiter(int index, SessionId session, CompletableFuture<LockGrant> grant) {}
+
+  private List<Waiter> startWaiters(LockKey key, int n) {
+    List<Waiter> waiters = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      waiters.add(startWaiter(key, "waiter-" + i));
+    }
+    await().atMost(Duration.ofSeconds(20)).until(() -> asleep(key) == n);
+    return waiters;
+  }
+
+  private Waiter startWaiter(LockKey key, String owner) {
+    SessionId session = session(owner);
+    int index = owner.startsWith("waiter-") ? Integer.parseInt(owner.substring(7)) : 0;
+    return new Waiter(
+        index,
+        session,
+        CompletableFuture.supplyAsync(() -> lockdb.backend().acquire(key, session, WAIT), pool));
+  }
+
+  /**
+   * Releases each grant as it comes until every waiter has had the key, each release settled (its
+   * NOTIFY heard, the next grant made, the rest asleep) before the next; returns the waiters'
+   * indexes in the order of their grants. The first release was made by the caller.
+   */
+  private List<Integer> handOffToEveryone(LockKey key, List<Waiter> waiters, long heardBefore)
+      throws Exception {
+    List<Integer> order = new ArrayList<>();
+    while (order.size() < waiters.size()) {
+      long left = waiters.size() - order.size() - 1;
+      long releases = order.size() + 1;
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () ->
+                  granted(waiters).size() == order.size() + 1
+                      && lockdb.listener().heard() >= heardBefore + releases
+                      && asleep(key) == left);
+      Waiter next =
+          granted(waiters).stream().filter(w -> !order.contains(w.index())).findFirst().get();
+      order.add(next.index());
+      LockGrant grant = next.grant().get();
+      lockdb.backend().release(key, next.session(), grant.token());
+    }
+    return order;
+  }
+
+  private static List<Waiter> granted(List<Waiter> waiters) {
+    return waiters.stream().filter(w -> w.grant().isDone()).toList();
+  }
+
+  private int asleep(LockKey key) {
+    return lockdb.listener().waiters().asleep(key.value());
+  }
+
+  private static LockKey freshKey() {
+    return LockKey.of("wait-" + UUID.randomUUID());
+  }
+
+  private static SessionId session(String owner) {
+    return lockdb.backend().createSession(owner, Duration.ofSeconds(60)).sessionId();
+  }
+}

@@ -1,0 +1,125 @@
+package dev.fencepost.lockserver.backend.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The rules of {@link WaitQueues} (ADR 0208) on their own, without a database: a freed key wakes
+ * its first waiter only, in the order they joined; a wake that arrives during an attempt is kept
+ * for a retry; a wake that its waiter does not use goes on to the next one.
+ */
+class WaitQueuesTest {
+
+  private static final long NO_WAIT = 0;
+
+  private final WaitQueues queues = new WaitQueues();
+
+  @Test
+  void aFreedKeyWakesOnlyItsFirstWaiterAndTheNextFreeTheNext() {
+    WaitQueues.Ticket first = queues.join("k");
+    WaitQueues.Ticket second = queues.join("k");
+    WaitQueues.Ticket third = queues.join("k");
+
+    queues.wake("k");
+    assertThat(queues.await(first, NO_WAIT)).isTrue();
+    assertThat(queues.await(second, NO_WAIT)).isFalse();
+    assertThat(queues.await(third, NO_WAIT)).isFalse();
+
+    queues.leave(first, true);
+    queues.wake("k");
+    assertThat(queues.await(second, NO_WAIT)).isTrue();
+    assertThat(queues.await(third, NO_WAIT)).isFalse();
+  }
+
+  @Test
+  void aWakeOfAnotherKeyOrOfAKeyWithoutWaitersWakesNobody() {
+    WaitQueues.Ticket waiter = queues.join("k");
+
+    queues.wake("other");
+    queues.wake("nobody-waits");
+
+    assertThat(queues.await(waiter, NO_WAIT)).isFalse();
+  }
+
+  @Test
+  void aWokenWaiterThatLeavesWithoutTheKeyPassesTheWakeToTheNext() {
+    WaitQueues.Ticket first = queues.join("k");
+    WaitQueues.Ticket second = queues.join("k");
+    queues.wake("k");
+
+    queues.leave(first, false);
+
+    assertThat(queues.await(second, NO_WAIT)).isTrue();
+  }
+
+  @Test
+  void aWokenWaiterThatGotTheKeyKeepsTheWake() {
+    WaitQueues.Ticket first = queues.join("k");
+    WaitQueues.Ticket second = queues.join("k");
+    queues.wake("k");
+
+    queues.leave(first, true);
+
+    assertThat(queues.await(second, NO_WAIT)).isFalse();
+  }
+
+  @Test
+  void aWaiterThatLeavesUnwokenLeavesTheOthersAsTheyWere() {
+    WaitQueues.Ticket first = queues.join("k");
+    WaitQueues.Ticket second = queues.join("k");
+
+    queues.leave(first, false);
+    assertThat(queues.await(second, NO_WAIT)).isFalse();
+
+    queues.wake("k");
+    assertThat(queues.await(second, NO_WAIT)).isTrue();
+  }
+
+  @Test
+  void aWakeDuringAnAttemptIsKeptForARetryAndTheWaiterKeepsItsPlaceAtTheHead() {
+    WaitQueues.Ticket first = queues.join("k");
+    WaitQueues.Ticket second = queues.join("k");
+
+    queues.beforeAttempt(first);
+    queues.wake("k"); // the key is freed while first's attempt runs
+    assertThat(queues.woken(first)).as("retry at once: the failure may predate the free").isTrue();
+
+    queues.beforeAttempt(first); // the retry uses the wake up and puts first back at the head
+    assertThat(queues.woken(first)).isFalse();
+    queues.wake("k");
+    assertThat(queues.await(first, NO_WAIT)).isTrue();
+    assertThat(queues.await(second, NO_WAIT)).isFalse();
+  }
+
+  @Test
+  void aSleepingWaiterIsWokenAtOnceAndReportedAsleepUntilThen() throws Exception {
+    WaitQueues.Ticket waiter = queues.join("k");
+    CompletableFuture<Boolean> woke =
+        CompletableFuture.supplyAsync(() -> queues.await(waiter, TimeUnit.SECONDS.toNanos(30)));
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> queues.asleep("k") == 1);
+
+    queues.wake("k");
+
+    assertThat(woke.get(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(queues.asleep("k")).isZero();
+  }
+
+  @Test
+  void wakeAllWakesEveryWaiterOfEveryKey() {
+    WaitQueues.Ticket a = queues.join("a");
+    WaitQueues.Ticket b1 = queues.join("b");
+    WaitQueues.Ticket b2 = queues.join("b");
+
+    queues.wakeAll();
+
+    assertThat(queues.await(a, NO_WAIT)).isTrue();
+    assertThat(queues.await(b1, NO_WAIT)).isTrue();
+    assertThat(queues.await(b2, NO_WAIT)).isTrue();
+  }
+}
