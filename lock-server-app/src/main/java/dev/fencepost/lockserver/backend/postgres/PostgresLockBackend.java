@@ -285,10 +285,11 @@ public final class PostgresLockBackend implements LockBackend {
   }
 
   /**
-   * One attempt in one statement, {@code lock_acquire} (lockdb-004, ADR 0194), in autocommit: its
-   * own transaction, committed before the driver hands its row over, so a token is returned only
-   * after COMMIT. The function keeps the old steps and their order: the caller's session read
-   * without a row lock, the key's row locked, an expired holder taken over (its session deleted,
+   * One attempt in one statement, {@code lock_acquire} (lockdb-004 and -005, ADRs 0194 and 0209),
+   * in autocommit: its own transaction, committed before the driver hands its row over, so a token
+   * is returned only after COMMIT. The function keeps the old steps and their order: the caller's
+   * session read without a row lock, a key held by another live session refused from a read that
+   * locks nothing, else the key's row locked, an expired holder taken over (its session deleted,
    * EXPIRED recorded, waiters of its other keys notified), the key claimed with a placeholder token
    * by an INSERT that proves the caller's session alive, and only then the token drawn and ACQUIRED
    * recorded.

@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencepost.lock.LockGrant;
 import dev.fencepost.lock.LockKey;
+import dev.fencepost.lock.LockNotAcquiredException;
 import dev.fencepost.lock.SessionId;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -84,6 +86,39 @@ class PostgresAcquireStatementTest {
       jdbc.sql("DROP TRIGGER test_refuse_commit ON lock_event").update();
       jdbc.sql("DROP FUNCTION test_refuse_commit()").update();
     }
+  }
+
+  @Test
+  void aKeyHeldByAnotherLiveSessionIsRefusedWithoutLockingOrWritingAnything() {
+    SessionId holder = backend.createSession("holder", Duration.ofMinutes(1)).sessionId();
+    SessionId other = backend.createSession("other", Duration.ofMinutes(1)).sessionId();
+    LockKey key = LockKey.of("refused:" + UUID.randomUUID());
+    LockGrant held = backend.acquire(key, holder, Duration.ZERO);
+    String xmaxBefore = xmax(key);
+
+    assertThatThrownBy(() -> backend.acquire(key, other, Duration.ZERO))
+        .isInstanceOf(LockNotAcquiredException.class);
+    Map<String, Object> answer =
+        jdbc.sql("SELECT outcome, r_expires_in FROM lock_acquire(:key, :sid)")
+            .param("key", key.value())
+            .param("sid", UUID.fromString(other.value()))
+            .query()
+            .singleRow();
+
+    // A row lock (FOR UPDATE) would have stamped the row's xmax with the refused attempt's
+    // transaction id, and given it a commit to flush (ADR 0209).
+    assertThat(xmax(key)).isEqualTo(xmaxBefore);
+    assertThat(answer.get("outcome")).isEqualTo("HELD");
+    // How long until the holder's session expires: a waiting acquire's bound on its sleep.
+    assertThat((Long) answer.get("r_expires_in")).isBetween(1L, 60_000L);
+    assertThat(backend.inspect(key).token()).isEqualTo(held.token());
+  }
+
+  private static String xmax(LockKey key) {
+    return jdbc.sql("SELECT xmax::text FROM lock_entry WHERE lock_key = :key")
+        .param("key", key.value())
+        .query(String.class)
+        .single();
   }
 
   @Test

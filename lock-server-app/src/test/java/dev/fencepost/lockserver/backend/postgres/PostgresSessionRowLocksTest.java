@@ -218,6 +218,10 @@ class PostgresSessionRowLocksTest {
     LockKey other = freshKey();
     SessionId otherHolder = backend.createSession("other", Duration.ofMinutes(1)).sessionId();
     backend.acquire(other, otherHolder, Duration.ZERO);
+    // The other key's holder expired: a key held by a live session is refused from a plain read,
+    // without waiting for its row (ADR 0209); an expired holder's row is locked, so the acquire
+    // below waits for it.
+    expireIn(otherHolder, Duration.ofMillis(-1_000));
     SessionId successor = backend.createSession("successor", Duration.ofMinutes(1)).sessionId();
     Timestamp expiry = expireIn(dying, Duration.ofSeconds(2));
 
