@@ -412,30 +412,38 @@ public final class PostgresLockBackend implements LockBackend {
         : new LockLostException(key, LockLostException.Reason.SESSION_LOST, "session expired");
   }
 
+  /**
+   * A release in one autocommit statement (ADR 0210): the grant's row deleted if (key, session,
+   * token) is still the key's grant, RELEASED recorded and the key's waiters notified, all in the
+   * statement's own transaction; one row back if it released, none if it was not the grant.
+   */
+  private static final String RELEASE =
+      """
+      WITH gone AS (
+        DELETE FROM lock_entry WHERE lock_key = :key AND session_id = :sid AND token = :token
+        RETURNING lock_key, token, session_id
+      ), event AS (
+        INSERT INTO lock_event (lock_key, token, session_id, kind)
+        SELECT lock_key, token, session_id, 'RELEASED' FROM gone
+        RETURNING lock_key
+      )
+      SELECT pg_notify('%s', lock_key) FROM event
+      """
+          .formatted(ReleaseListener.CHANNEL);
+
   @Override
   public void release(LockKey key, SessionId sessionId, FencingToken token) {
     UUID session = parse(sessionId).orElseThrow(() -> new NotHolderException(key));
     int released =
         call(
             () ->
-                tx.execute(
-                    status -> {
-                      int n =
-                          jdbc.sql(
-                                  """
-                                  DELETE FROM lock_entry
-                                   WHERE lock_key = :key AND session_id = :sid AND token = :token
-                                  """)
-                              .param("key", key.value())
-                              .param("sid", session)
-                              .param("token", token.value())
-                              .update();
-                      if (n == 1) {
-                        recordEvent(key, token.value(), session, "RELEASED");
-                        notifyFreed(key.value());
-                      }
-                      return n;
-                    }));
+                jdbc.sql(RELEASE)
+                    .param("key", key.value())
+                    .param("sid", session)
+                    .param("token", token.value())
+                    .query()
+                    .listOfRows()
+                    .size());
     if (released == 0) {
       throw new NotHolderException(key);
     }
