@@ -285,6 +285,11 @@ public final class Environment implements AutoCloseable {
     return out;
   }
 
+  /** lockdb's JDBC URL; connect as the embedded server's superuser. */
+  public String lockDbJdbcUrl() {
+    return postgres.jdbcUrl(lockDb.name());
+  }
+
   /** PostgreSQL's WAL sync count (PostgreSQL 17: pg_stat_wal.wal_sync), server-wide. */
   public long postgresWalSyncs() {
     return serverCounter("SELECT wal_sync FROM pg_stat_wal");

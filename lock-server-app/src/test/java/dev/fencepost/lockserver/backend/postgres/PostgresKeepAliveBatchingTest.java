@@ -46,6 +46,44 @@ class PostgresKeepAliveBatchingTest {
   }
 
   @Test
+  void aKeepaliveRewritesItsSessionInPlaceWithoutAnIndexWrite() throws Exception {
+    SessionId session = lockdb.backend().createSession("hot", Duration.ofSeconds(30)).sessionId();
+    try (OpenTransaction tx = new OpenTransaction(lockdb.dataSource())) {
+      long[] before = updateCounts(tx);
+      List<UUID> extended =
+          tx.sql()
+              .sql(KeepAliveBatcher.EXTEND)
+              .param("ids", "{" + session.value() + "}")
+              .query((rs, n) -> rs.getObject("id", UUID.class))
+              .list();
+      long[] after = updateCounts(tx);
+
+      assertThat(extended).containsExactly(UUID.fromString(session.value()));
+      // A HOT update touches no index, so the dead row versions of 2,000 keepalives a second are
+      // pruned from their page instead of piling up in the table's indexes (ADR 0211). With
+      // expires_at indexed, no keepalive was HOT.
+      assertThat(after[0] - before[0]).as("rows updated").isEqualTo(1);
+      assertThat(after[1] - before[1]).as("of them HOT").isEqualTo(1);
+    }
+  }
+
+  /**
+   * This connection's not yet reported counts of {@code lock_session} rows updated and HOT-updated
+   * (PostgreSQL reports them every so often, so they span earlier transactions too: only a
+   * difference within one transaction means anything).
+   */
+  private static long[] updateCounts(OpenTransaction tx) {
+    return tx.sql()
+        .sql(
+            """
+            SELECT pg_stat_get_xact_tuples_updated('lock_session'::regclass) AS updated,
+                   pg_stat_get_xact_tuples_hot_updated('lock_session'::regclass) AS hot
+            """)
+        .query((rs, n) -> new long[] {rs.getLong("updated"), rs.getLong("hot")})
+        .single();
+  }
+
+  @Test
   void keepalivesQueuedBehindARunningStatementShareOneStatementAndEachGetsItsOwnAnswer()
       throws Exception {
     PostgresLockBackend backend = lockdb.backend();
