@@ -263,11 +263,7 @@ public final class Environment implements AutoCloseable {
    */
   public Map<String, double[]> lockDbStatements() {
     Map<String, double[]> out = new LinkedHashMap<>();
-    try (Connection c =
-            DriverManager.getConnection(
-                postgres.jdbcUrl(lockDb.name()),
-                EmbeddedPostgresServer.USER,
-                EmbeddedPostgresServer.PASSWORD);
+    try (Connection c = lockDbConnection();
         Statement s = c.createStatement()) {
       s.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
       try (ResultSet rs =
@@ -285,9 +281,12 @@ public final class Environment implements AutoCloseable {
     return out;
   }
 
-  /** lockdb's JDBC URL; connect as the embedded server's superuser. */
-  public String lockDbJdbcUrl() {
-    return postgres.jdbcUrl(lockDb.name());
+  /** A new connection to lockdb as the embedded server's superuser; the caller closes it. */
+  public Connection lockDbConnection() throws java.sql.SQLException {
+    return DriverManager.getConnection(
+        postgres.jdbcUrl(lockDb.name()),
+        EmbeddedPostgresServer.USER,
+        EmbeddedPostgresServer.PASSWORD);
   }
 
   /** PostgreSQL's WAL sync count (PostgreSQL 17: pg_stat_wal.wal_sync), server-wide. */

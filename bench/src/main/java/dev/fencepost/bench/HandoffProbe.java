@@ -56,22 +56,8 @@ public final class HandoffProbe {
           List.of(handoff),
           Duration.ofSeconds(2),
           LockBench.seconds("probe.serverWarmupSeconds", "60"));
-      LockBench.Outcome outcome =
-          new LockBench.Outcome(
-              null,
-              targets,
-              suite,
-              List.of(handoff),
-              List.of(),
-              null,
-              null,
-              0,
-              null,
-              null,
-              null,
-              null);
       StringBuilder md = new StringBuilder();
-      Report.handoffTable(md, outcome, handoff);
+      Report.handoffTable(md, targets, suite, handoff);
       System.out.println();
       System.out.print(md);
       System.out.println("load after " + Provenance.loadAverage());

@@ -2,7 +2,6 @@ package dev.fencepost.bench;
 
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
@@ -66,11 +65,7 @@ public final class HeartbeatProbe {
   }
 
   private static String table(Environment env) throws Exception {
-    try (Connection c =
-            DriverManager.getConnection(
-                env.lockDbJdbcUrl(),
-                dev.fencepost.launcher.postgres.EmbeddedPostgresServer.USER,
-                dev.fencepost.launcher.postgres.EmbeddedPostgresServer.PASSWORD);
+    try (Connection c = env.lockDbConnection();
         Statement s = c.createStatement()) {
       s.execute("SELECT pg_stat_force_next_flush()");
       try (ResultSet rs = s.executeQuery(TABLE)) {

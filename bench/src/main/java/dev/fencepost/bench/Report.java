@@ -122,7 +122,7 @@ public final class Report {
           .append(sc.clients() > 1 ? " (" + sc.clients() + " clients)" : "")
           .append("\n\n");
       if (sc.op() == Op.HANDOFF) {
-        handoffTable(md, o, sc);
+        handoffTable(md, o.targets(), o.suite(), sc);
         continue;
       }
       md.append(
@@ -294,18 +294,18 @@ public final class Report {
    * Hand-offs: every release to the next grant, whoever got it (ADR 0183), with the fairness
    * figures beside the latency, since a lock that hands back to the releaser is fast and unfair.
    */
-  static void handoffTable(StringBuilder md, LockBench.Outcome o, Scenario sc) {
+  static void handoffTable(StringBuilder md, List<LockTarget> targets, Suite suite, Scenario sc) {
     md.append(
         "| target | hand-offs | p50 | p90 | p99 | max | p50 to another client | back to the releaser"
             + " | Jain index (worst round) | grants per waiter min / max | longest wait ms |"
             + " hand-offs/s | errors | overlaps | fsync/op | CPU ms/op harness / etcd / postgres /"
             + " server-etcd / server-pg | note |\n");
     md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for (LockTarget t : o.targets()) {
+    for (LockTarget t : targets) {
       if (t.ops().contains(Op.FLOOR)) {
         continue;
       }
-      Cell c = o.suite().cell(sc, t.id());
+      Cell c = suite.cell(sc, t.id());
       if (!t.ops().contains(sc.op())) {
         md.append("| ")
             .append(t.id())

@@ -166,7 +166,7 @@ class HandoffMeasurementTest {
             "0.00 0.00 0.00",
             "0.00 0.00 0.00");
     StringBuilder md = new StringBuilder();
-    Report.handoffTable(md, outcome, three);
+    Report.handoffTable(md, outcome.targets(), outcome.suite(), three);
 
     for (LockTarget t : targets) {
       Cell c = suite.cell(three, t.id());

@@ -29,11 +29,14 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class WaitQueues {
 
-  /** One waiting acquire's place; guarded by the owning {@link WaitQueues}' lock. */
+  /**
+   * One waiting acquire's place; guarded by the owning {@link WaitQueues}' lock. Until it leaves, a
+   * ticket is in its key's queue exactly when it is not woken: a wake takes it out, and the next
+   * attempt puts it back.
+   */
   static final class Ticket {
     private final String key;
     private final Condition signal;
-    private boolean queued;
     private boolean woken;
     private boolean asleep;
 
@@ -52,7 +55,6 @@ final class WaitQueues {
     try {
       Ticket ticket = new Ticket(key, lock.newCondition());
       queues.computeIfAbsent(key, k -> new ArrayDeque<>()).addLast(ticket);
-      ticket.queued = true;
       return ticket;
     } finally {
       lock.unlock();
@@ -70,7 +72,6 @@ final class WaitQueues {
       if (ticket.woken) {
         ticket.woken = false;
         queues.computeIfAbsent(ticket.key, k -> new ArrayDeque<>()).addFirst(ticket);
-        ticket.queued = true;
       }
     } finally {
       lock.unlock();
@@ -116,16 +117,14 @@ final class WaitQueues {
   void leave(Ticket ticket, boolean granted) {
     lock.lock();
     try {
-      if (ticket.queued) {
+      if (!ticket.woken) {
         ArrayDeque<Ticket> queue = queues.get(ticket.key);
         queue.remove(ticket);
-        ticket.queued = false;
         dropIfEmpty(ticket.key, queue);
-      }
-      if (ticket.woken && !granted) {
-        ticket.woken = false;
+      } else if (!granted) {
         wakeFirst(ticket.key);
       }
+      ticket.woken = false;
     } finally {
       lock.unlock();
     }
@@ -147,7 +146,6 @@ final class WaitQueues {
     try {
       for (ArrayDeque<Ticket> queue : queues.values()) {
         for (Ticket ticket : queue) {
-          ticket.queued = false;
           ticket.woken = true;
           ticket.signal.signal();
         }
@@ -166,7 +164,7 @@ final class WaitQueues {
     lock.lock();
     try {
       ArrayDeque<Ticket> queue = queues.get(key);
-      return queue == null ? 0 : (int) queue.stream().filter(t -> t.asleep && !t.woken).count();
+      return queue == null ? 0 : (int) queue.stream().filter(t -> t.asleep).count();
     } finally {
       lock.unlock();
     }
@@ -180,7 +178,6 @@ final class WaitQueues {
     Ticket first = queue.pollFirst();
     dropIfEmpty(key, queue);
     if (first != null) {
-      first.queued = false;
       first.woken = true;
       first.signal.signal();
     }
