@@ -24,8 +24,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *       unreachable) passes the wake to the next waiter ({@link #leave}).
  * </ul>
  *
- * A release that reaches this instance twice (its local wake, then its NOTIFY) wakes two waiters:
- * one takes the key, the other fails once and keeps its place.
+ * While a woken waiter of a key has not yet begun its next attempt, a further wake of that key
+ * wakes nobody (ADR 0212): that attempt reads the key after the free that sent it, so a second
+ * waiter could only race the first for the key and, winning, take it out of turn. A release reaches
+ * this instance twice, its local wake and then its NOTIFY, and the second used to wake the next
+ * waiter too.
  */
 final class WaitQueues {
 
@@ -46,15 +49,21 @@ final class WaitQueues {
     }
   }
 
+  /** A key's queue and how many of its waiters are woken and have not yet attempted. */
+  private static final class Waiters {
+    private final ArrayDeque<Ticket> queue = new ArrayDeque<>();
+    private int woken;
+  }
+
   private final ReentrantLock lock = new ReentrantLock();
-  private final Map<String, ArrayDeque<Ticket>> queues = new HashMap<>();
+  private final Map<String, Waiters> keys = new HashMap<>();
 
   /** Joins the end of {@code key}'s queue: call before the first attempt. */
   Ticket join(String key) {
     lock.lock();
     try {
       Ticket ticket = new Ticket(key, lock.newCondition());
-      queues.computeIfAbsent(key, k -> new ArrayDeque<>()).addLast(ticket);
+      waiters(key).queue.addLast(ticket);
       return ticket;
     } finally {
       lock.unlock();
@@ -71,7 +80,9 @@ final class WaitQueues {
     try {
       if (ticket.woken) {
         ticket.woken = false;
-        queues.computeIfAbsent(ticket.key, k -> new ArrayDeque<>()).addFirst(ticket);
+        Waiters waiters = waiters(ticket.key);
+        waiters.woken--;
+        waiters.queue.addFirst(ticket);
       }
     } finally {
       lock.unlock();
@@ -117,24 +128,30 @@ final class WaitQueues {
   void leave(Ticket ticket, boolean granted) {
     lock.lock();
     try {
+      Waiters waiters = keys.get(ticket.key);
       if (!ticket.woken) {
-        ArrayDeque<Ticket> queue = queues.get(ticket.key);
-        queue.remove(ticket);
-        dropIfEmpty(ticket.key, queue);
-      } else if (!granted) {
-        wakeFirst(ticket.key);
+        waiters.queue.remove(ticket);
+      } else {
+        ticket.woken = false;
+        waiters.woken--;
+        if (!granted) {
+          wakeFirst(waiters);
+        }
       }
-      ticket.woken = false;
+      dropIfIdle(ticket.key, waiters);
     } finally {
       lock.unlock();
     }
   }
 
-  /** {@code key} was freed: wakes its first waiter, if it has one. */
+  /** {@code key} was freed: wakes its first waiter, unless a woken one has yet to attempt. */
   void wake(String key) {
     lock.lock();
     try {
-      wakeFirst(key);
+      Waiters waiters = keys.get(key);
+      if (waiters != null) {
+        wakeFirst(waiters);
+      }
     } finally {
       lock.unlock();
     }
@@ -144,13 +161,11 @@ final class WaitQueues {
   void wakeAll() {
     lock.lock();
     try {
-      for (ArrayDeque<Ticket> queue : queues.values()) {
-        for (Ticket ticket : queue) {
-          ticket.woken = true;
-          ticket.signal.signal();
+      for (Waiters waiters : keys.values()) {
+        while (!waiters.queue.isEmpty()) {
+          wake(waiters, waiters.queue.pollFirst());
         }
       }
-      queues.clear();
     } finally {
       lock.unlock();
     }
@@ -163,29 +178,32 @@ final class WaitQueues {
   int asleep(String key) {
     lock.lock();
     try {
-      ArrayDeque<Ticket> queue = queues.get(key);
-      return queue == null ? 0 : (int) queue.stream().filter(t -> t.asleep).count();
+      Waiters waiters = keys.get(key);
+      return waiters == null ? 0 : (int) waiters.queue.stream().filter(t -> t.asleep).count();
     } finally {
       lock.unlock();
     }
   }
 
-  private void wakeFirst(String key) {
-    ArrayDeque<Ticket> queue = queues.get(key);
-    if (queue == null) {
-      return;
-    }
-    Ticket first = queue.pollFirst();
-    dropIfEmpty(key, queue);
-    if (first != null) {
-      first.woken = true;
-      first.signal.signal();
+  private Waiters waiters(String key) {
+    return keys.computeIfAbsent(key, k -> new Waiters());
+  }
+
+  private static void wakeFirst(Waiters waiters) {
+    if (waiters.woken == 0 && !waiters.queue.isEmpty()) {
+      wake(waiters, waiters.queue.pollFirst());
     }
   }
 
-  private void dropIfEmpty(String key, ArrayDeque<Ticket> queue) {
-    if (queue != null && queue.isEmpty()) {
-      queues.remove(key);
+  private static void wake(Waiters waiters, Ticket ticket) {
+    ticket.woken = true;
+    waiters.woken++;
+    ticket.signal.signal();
+  }
+
+  private void dropIfIdle(String key, Waiters waiters) {
+    if (waiters.queue.isEmpty() && waiters.woken == 0) {
+      keys.remove(key);
     }
   }
 }

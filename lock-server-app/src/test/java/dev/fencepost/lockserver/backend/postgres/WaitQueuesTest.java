@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The rules of {@link WaitQueues} (ADR 0208) on their own, without a database: a freed key wakes
  * its first waiter only, in the order they joined; a wake that arrives during an attempt is kept
- * for a retry; a wake that its waiter does not use goes on to the next one.
+ * for a retry; a wake that its waiter does not use goes on to the next one; and a wake that comes
+ * while a woken waiter has yet to attempt wakes nobody else (ADR 0212).
  */
 class WaitQueuesTest {
 
@@ -93,6 +94,41 @@ class WaitQueuesTest {
     queues.wake("k");
     assertThat(queues.await(first, NO_WAIT)).isTrue();
     assertThat(queues.await(second, NO_WAIT)).isFalse();
+  }
+
+  @Test
+  void aSecondWakeBeforeTheWokenWaiterAttemptsWakesNobodyElse() {
+    WaitQueues.Ticket first = queues.join("k");
+    WaitQueues.Ticket second = queues.join("k");
+
+    queues.wake("k"); // a release's local wake
+    queues.wake("k"); // the same release's NOTIFY, before first has attempted
+    assertThat(queues.await(first, NO_WAIT)).isTrue();
+    assertThat(queues.await(second, NO_WAIT))
+        .as("woken, second would race first for the key and could take it out of turn")
+        .isFalse();
+
+    queues.beforeAttempt(first);
+    queues.wake("k"); // arrives during first's attempt: first retries, second still waits
+    assertThat(queues.woken(first)).isTrue();
+    assertThat(queues.await(second, NO_WAIT)).isFalse();
+
+    queues.leave(first, true);
+    assertThat(queues.await(second, NO_WAIT)).isFalse();
+    queues.wake("k"); // first releases
+    assertThat(queues.await(second, NO_WAIT)).isTrue();
+  }
+
+  @Test
+  void aWakeHeldBackForAWokenWaiterReachesTheNextIfThatWaiterLeavesWithoutTheKey() {
+    WaitQueues.Ticket first = queues.join("k");
+    WaitQueues.Ticket second = queues.join("k");
+    queues.wake("k");
+    queues.wake("k");
+
+    queues.leave(first, false); // its deadline came before its attempt
+
+    assertThat(queues.await(second, NO_WAIT)).isTrue();
   }
 
   @Test
