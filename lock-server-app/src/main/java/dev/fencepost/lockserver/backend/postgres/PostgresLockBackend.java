@@ -248,14 +248,32 @@ public final class PostgresLockBackend implements LockBackend {
     }
   }
 
+  /**
+   * A waiter row is for inspection alone ({@link #inspect} counts it; no grant reads it), so it is
+   * written and deleted in an asynchronous commit (ADR 0213): {@code set_config(..., true)} turns
+   * {@code synchronous_commit} off for this one statement's transaction, and the connection goes
+   * back to the pool as it came. The next grant's or release's flush makes the row durable anyway;
+   * a crash before that loses at most this row or its deletion, a miscount of waiters until the
+   * waiter returns or its session cascades the row away.
+   */
+  static final String REGISTER_WAITER =
+      """
+      INSERT INTO lock_waiter (id, lock_key, session_id)
+      SELECT :wid, :key, id FROM lock_session
+       WHERE id = :sid AND set_config('synchronous_commit', 'off', true) IS NOT NULL
+      """;
+
+  /** The waiter's row leaves as it came, without waiting for a flush (ADR 0213). */
+  static final String UNREGISTER_WAITER =
+      """
+      DELETE FROM lock_waiter
+       WHERE id = :wid AND set_config('synchronous_commit', 'off', true) IS NOT NULL
+      """;
+
   private void registerWaiter(UUID waiterId, LockKey key, UUID session) {
     call(
         () ->
-            jdbc.sql(
-                    """
-                    INSERT INTO lock_waiter (id, lock_key, session_id)
-                    SELECT :wid, :key, id FROM lock_session WHERE id = :sid
-                    """)
+            jdbc.sql(REGISTER_WAITER)
                 .param("wid", waiterId)
                 .param("key", key.value())
                 .param("sid", session)
@@ -264,7 +282,7 @@ public final class PostgresLockBackend implements LockBackend {
 
   private void unregisterWaiter(UUID waiterId) {
     try {
-      jdbc.sql("DELETE FROM lock_waiter WHERE id = :wid").param("wid", waiterId).update();
+      jdbc.sql(UNREGISTER_WAITER).param("wid", waiterId).update();
     } catch (DataAccessException e) {
       // The waiter row cascades away with its session; inspection may over-count meanwhile.
     }
