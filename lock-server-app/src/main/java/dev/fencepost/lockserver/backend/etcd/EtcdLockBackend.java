@@ -13,12 +13,12 @@ import dev.fencepost.lock.SessionInfo;
 import dev.fencepost.lock.SessionNotFoundException;
 import dev.fencepost.lockserver.backend.BackendUnavailableException;
 import dev.fencepost.lockserver.backend.LockBackend;
+import dev.fencepost.lockserver.backend.WaitQueues;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Lease;
-import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
@@ -29,8 +29,6 @@ import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
 import io.etcd.jetcd.options.PutOption;
-import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchEvent;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,11 +37,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,8 +65,10 @@ import org.slf4j.LoggerFactory;
  *       ModRevision and the session's lease (FR-06). <b>Release</b> is a transaction that deletes
  *       the key only if its ModRevision is still the token (FR-05).
  *   <li><b>Waiting</b> registers a waiter key on the waiter's lease (what inspection counts) and
- *       watches the lock key from the revision after the failed attempt, so a delete cannot slip
- *       between attempt and watch; no polling.
+ *       sleeps in the key's first-in-first-out queue on this instance, under one watch of the lock
+ *       key shared by the key's waiters and opened from a revision no later than the one after the
+ *       failed attempt, so a delete cannot slip between attempt and watch; a delete wakes the first
+ *       waiter only ({@link EtcdWaits}, ADR 0214); no polling.
  *   <li><b>Revoke</b> deletes the key and writes the audit record in one transaction (FR-08,
  *       FR-30). The next grant's token is a later revision, so higher by construction (INV-04).
  * </ul>
@@ -79,23 +76,23 @@ import org.slf4j.LoggerFactory;
  * <p>Every etcd call is bounded by the configured call timeout; transient failures of calls that
  * are safe to repeat are retried within it, and anything else surfaces as {@link
  * BackendUnavailableException}. jetcd completes futures and watch callbacks on its event-loop
- * threads: this class never blocks there, it only completes a future that a request thread waits
- * on.
+ * threads: this class never waits there; a watch callback only wakes a request thread.
  */
 public final class EtcdLockBackend implements LockBackend {
 
   private static final Logger log = LoggerFactory.getLogger(EtcdLockBackend.class);
 
   private static final int REVOKE_ATTEMPTS = 5;
-  private static final long WATCH_ERROR_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
   private final KV kv;
   private final Lease leases;
-  private final Watch watches;
   private final EtcdKeys keys;
   private final EtcdCalls calls;
   private final Clock clock;
   private final KnownSessions known = new KnownSessions();
+  private final EtcdWaits waits;
+  private final AtomicLong attempts = new AtomicLong();
+  private volatile Runnable afterFailedAttempt = () -> {};
 
   /**
    * @param client a jetcd client built by {@link EtcdClients}, so that every call but a watch
@@ -109,7 +106,7 @@ public final class EtcdLockBackend implements LockBackend {
   public EtcdLockBackend(Client client, String keyPrefix, Duration operationTimeout, Clock clock) {
     this.kv = client.getKVClient();
     this.leases = client.getLeaseClient();
-    this.watches = client.getWatchClient();
+    this.waits = new EtcdWaits(client.getWatchClient());
     this.keys = new EtcdKeys(keyPrefix);
     this.calls = new EtcdCalls(operationTimeout);
     this.clock = clock;
@@ -209,30 +206,75 @@ public final class EtcdLockBackend implements LockBackend {
   @Override
   public LockGrant acquire(LockKey key, SessionId sessionId, Duration wait) {
     long leaseId = EtcdKeys.leaseId(sessionId).orElseThrow(() -> notFound(sessionId));
-    long waitDeadline = System.nanoTime() + wait.toNanos();
-    Attempt attempt = attempt(key, sessionId, leaseId, calls.deadline());
-    if (attempt.grant() != null || wait.isZero() || wait.isNegative()) {
-      return attempt.orThrow(key);
+    if (wait.isZero() || wait.isNegative()) {
+      return attempt(key, sessionId, leaseId, calls.deadline()).orThrow(key);
     }
-    UUID waiter = UUID.randomUUID();
-    registerWaiter(key, sessionId, leaseId, waiter);
+    long waitDeadline = System.nanoTime() + wait.toNanos();
+    // In the key's queue before the first attempt, so that a delete after it finds this waiter
+    // (ADRs 0208 and 0214). A grant at once leaves the queue untouched but for this ticket.
+    WaitQueues queues = waits.queues();
+    WaitQueues.Ticket ticket = queues.join(key.value());
+    boolean granted = false;
+    UUID waiter = null;
+    EtcdWaits.KeyWatch watch = null;
+    long attemptDeadline = calls.deadline();
     try {
       while (true) {
+        queues.beforeAttempt(ticket);
+        Attempt attempt = attempt(key, sessionId, leaseId, attemptDeadline);
+        attempts.incrementAndGet();
+        if (attempt.grant() != null) {
+          granted = true;
+          return attempt.grant();
+        }
+        afterFailedAttempt.run();
         long left = waitDeadline - System.nanoTime();
         if (left <= 0) {
           return attempt.orThrow(key);
         }
-        awaitDeleteAfter(key, attempt.observedRevision(), left);
-        // A transient failure here must not end a wait that still has time: the attempt is safe
-        // to repeat, so retry it up to the later of the operation timeout and the wait deadline.
-        attempt = attempt(key, sessionId, leaseId, Math.max(calls.deadline(), waitDeadline));
-        if (attempt.grant() != null) {
-          return attempt.grant();
+        // A transient failure from here on must not end a wait that still has time: the attempt
+        // is safe to repeat, so retry it up to the later of the operation timeout and the wait
+        // deadline.
+        attemptDeadline = Math.max(calls.deadline(), waitDeadline);
+        if (queues.woken(ticket)) {
+          continue;
+        }
+        if (waiter == null) {
+          waiter = UUID.randomUUID();
+          registerWaiter(key, sessionId, leaseId, waiter);
+        }
+        if (watch == null || waits.isBroken(watch)) {
+          waits.unwatch(watch);
+          watch = null;
+          watch = waits.watch(key.value(), keys.lock(key), attempt.observedRevision());
+        }
+        queues.await(ticket, left);
+        if (Thread.currentThread().isInterrupted()) {
+          throw new BackendUnavailableException("interrupted while waiting for " + key, null);
         }
       }
     } finally {
-      unregisterWaiter(key, waiter);
+      queues.leave(ticket, granted);
+      waits.unwatch(watch);
+      if (waiter != null) {
+        unregisterWaiter(key, waiter);
+      }
     }
+  }
+
+  /** Test seam: acquire attempts made by waiting acquires so far. */
+  long attempts() {
+    return attempts.get();
+  }
+
+  /** Test seam: runs in a waiting acquire's thread after each failed attempt, before it waits. */
+  void afterFailedAttempt(Runnable hook) {
+    this.afterFailedAttempt = hook;
+  }
+
+  /** Test seam: this instance's waiting acquires and their watches. */
+  EtcdWaits waits() {
+    return waits;
   }
 
   /**
@@ -369,47 +411,6 @@ public final class EtcdLockBackend implements LockBackend {
     }
   }
 
-  /**
-   * Waits until the lock key is deleted at a revision after {@code observedRevision} (release,
-   * revoke, or its holder's lease expiring), or {@code nanos} pass. A watch, not polling: the
-   * callback runs on a jetcd event-loop thread and only completes a future.
-   */
-  private void awaitDeleteAfter(LockKey key, long observedRevision, long nanos) {
-    CompletableFuture<Boolean> woken = new CompletableFuture<>();
-    WatchOption option =
-        WatchOption.builder()
-            .withRevision(observedRevision + 1)
-            .withNoPut(true)
-            .withRequireLeader(true)
-            .build();
-    Watch.Listener listener =
-        Watch.listener(
-            response -> {
-              for (WatchEvent event : response.getEvents()) {
-                if (event.getEventType() == WatchEvent.EventType.DELETE) {
-                  woken.complete(Boolean.TRUE);
-                }
-              }
-            },
-            error -> woken.complete(Boolean.FALSE),
-            () -> woken.complete(Boolean.FALSE));
-    try (Watch.Watcher ignored = watches.watch(keys.lock(key), option, listener)) {
-      boolean deleted = woken.get(nanos, TimeUnit.NANOSECONDS);
-      if (!deleted) {
-        // The watch broke (leader lost, stream reset). The caller re-attempts, which tells the
-        // truth; pause a little first so a flapping stream cannot turn into a tight loop.
-        LockSupport.parkNanos(Math.min(nanos, WATCH_ERROR_BACKOFF_NANOS));
-      }
-    } catch (TimeoutException e) {
-      // The wait is over; the caller makes its last attempt.
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new BackendUnavailableException("interrupted while waiting for " + key, e);
-    } catch (ExecutionException e) {
-      // Not completed exceptionally by this class; treat like a broken watch.
-    }
-  }
-
   // --- Renew, release ---------------------------------------------------------------------
 
   @Override
@@ -508,6 +509,9 @@ public final class EtcdLockBackend implements LockBackend {
     if (!deleted.isSucceeded()) {
       throw new NotHolderException(key);
     }
+    // This instance's first waiter at once, without waiting for the watch's delete event (which
+    // then wakes nobody here while that waiter has yet to attempt, ADR 0212).
+    waits.queues().wake(key.value());
   }
 
   // --- Inspect, revoke, stats -------------------------------------------------------------
@@ -611,6 +615,7 @@ public final class EtcdLockBackend implements LockBackend {
                               PutOption.DEFAULT))
                       .commit());
       if (txn.isSucceeded()) {
+        waits.queues().wake(key.value());
         // The next grant is a put at a later revision than this delete: higher by construction.
         return new RevokeResult(key, token, grant.owner());
       }

@@ -13,6 +13,7 @@ import dev.fencepost.lock.SessionInfo;
 import dev.fencepost.lock.SessionNotFoundException;
 import dev.fencepost.lockserver.backend.BackendUnavailableException;
 import dev.fencepost.lockserver.backend.LockBackend;
+import dev.fencepost.lockserver.backend.WaitQueues;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,5 +1,6 @@
 package dev.fencepost.lockserver.backend.postgres;
 
+import dev.fencepost.lockserver.backend.WaitQueues;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -53,7 +54,8 @@ public final class ReleaseListener implements AutoCloseable {
 
   /**
    * {@code key} was freed by this instance: wakes its first waiter here at once, without waiting
-   * for the NOTIFY round trip (which wakes one more, on every instance).
+   * for the NOTIFY round trip (which wakes the first waiter on every other instance, and here
+   * nobody while this wake's waiter has yet to attempt, ADR 0212).
    */
   void localWake(String key) {
     waiters.wake(key);

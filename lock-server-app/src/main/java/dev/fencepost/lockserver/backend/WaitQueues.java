@@ -1,4 +1,4 @@
-package dev.fencepost.lockserver.backend.postgres;
+package dev.fencepost.lockserver.backend;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -7,9 +7,11 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * This instance's waiting acquires, one first-in-first-out queue per key (ADR 0208). A freed key
- * wakes the first waiter of its queue only: the next holder is one of them, so waking them all made
- * every other waiter run an acquire that could only fail, 15 of them per hand-off with 16 waiters.
+ * This instance's waiting acquires, one first-in-first-out queue per key (ADR 0208), for a backend
+ * that is told when a key is freed: the PostgreSQL backend by its NOTIFY listener, the etcd backend
+ * by a watch per key (ADR 0214). A freed key wakes the first waiter of its queue only: the next
+ * holder is one of them, so waking them all made every other waiter run an acquire that could only
+ * fail, 15 of them per hand-off with 16 waiters.
  *
  * <p>A wake is a hint that the key was freed after the waiter joined its queue; the database still
  * decides every grant. No wake is lost, because of three rules:
@@ -27,17 +29,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * While a woken waiter of a key has not yet begun its next attempt, a further wake of that key
  * wakes nobody (ADR 0212): that attempt reads the key after the free that sent it, so a second
  * waiter could only race the first for the key and, winning, take it out of turn. A release reaches
- * this instance twice, its local wake and then its NOTIFY, and the second used to wake the next
- * waiter too.
+ * this instance twice, its local wake and then its NOTIFY (or watch event), and the second used to
+ * wake the next waiter too.
  */
-final class WaitQueues {
+public final class WaitQueues {
 
   /**
    * One waiting acquire's place; guarded by the owning {@link WaitQueues}' lock. Until it leaves, a
    * ticket is in its key's queue exactly when it is not woken: a wake takes it out, and the next
    * attempt puts it back.
    */
-  static final class Ticket {
+  public static final class Ticket {
     private final String key;
     private final Condition signal;
     private boolean woken;
@@ -59,7 +61,7 @@ final class WaitQueues {
   private final Map<String, Waiters> keys = new HashMap<>();
 
   /** Joins the end of {@code key}'s queue: call before the first attempt. */
-  Ticket join(String key) {
+  public Ticket join(String key) {
     lock.lock();
     try {
       Ticket ticket = new Ticket(key, lock.newCondition());
@@ -75,7 +77,7 @@ final class WaitQueues {
    * every release before it, and the ticket goes back to the head of its queue, its old place, for
    * the releases after.
    */
-  void beforeAttempt(Ticket ticket) {
+  public void beforeAttempt(Ticket ticket) {
     lock.lock();
     try {
       if (ticket.woken) {
@@ -93,7 +95,7 @@ final class WaitQueues {
    * After a failed attempt: true if the ticket was woken while the attempt ran, whose failure may
    * then predate the release; the caller attempts again rather than wait.
    */
-  boolean woken(Ticket ticket) {
+  public boolean woken(Ticket ticket) {
     lock.lock();
     try {
       return ticket.woken;
@@ -103,7 +105,7 @@ final class WaitQueues {
   }
 
   /** Waits up to {@code nanos} for the ticket to be woken; true if it was. */
-  boolean await(Ticket ticket, long nanos) {
+  public boolean await(Ticket ticket, long nanos) {
     lock.lock();
     try {
       long left = nanos;
@@ -125,7 +127,7 @@ final class WaitQueues {
    * The waiter is done: granted, or giving up. A wake it received and did not use for a grant goes
    * to the next waiter of the key.
    */
-  void leave(Ticket ticket, boolean granted) {
+  public void leave(Ticket ticket, boolean granted) {
     lock.lock();
     try {
       Waiters waiters = keys.get(ticket.key);
@@ -145,7 +147,7 @@ final class WaitQueues {
   }
 
   /** {@code key} was freed: wakes its first waiter, unless a woken one has yet to attempt. */
-  void wake(String key) {
+  public void wake(String key) {
     lock.lock();
     try {
       Waiters waiters = keys.get(key);
@@ -157,8 +159,23 @@ final class WaitQueues {
     }
   }
 
+  /** Wakes every waiter of {@code key}: after a gap in which its frees may have gone unheard. */
+  public void wakeAll(String key) {
+    lock.lock();
+    try {
+      Waiters waiters = keys.get(key);
+      if (waiters != null) {
+        while (!waiters.queue.isEmpty()) {
+          wake(waiters, waiters.queue.pollFirst());
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Wakes every waiter of every key: after a gap in which frees may have gone unheard. */
-  void wakeAll() {
+  public void wakeAll() {
     lock.lock();
     try {
       for (Waiters waiters : keys.values()) {
@@ -175,7 +192,7 @@ final class WaitQueues {
    * Waiters of {@code key} asleep in {@link #await} and not woken (for tests: with every waiter
    * asleep, nothing is in flight).
    */
-  int asleep(String key) {
+  public int asleep(String key) {
     lock.lock();
     try {
       Waiters waiters = keys.get(key);

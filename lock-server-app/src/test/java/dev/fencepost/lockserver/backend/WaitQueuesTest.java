@@ -1,4 +1,4 @@
-package dev.fencepost.lockserver.backend.postgres;
+package dev.fencepost.lockserver.backend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -144,6 +144,19 @@ class WaitQueuesTest {
 
     assertThat(woke.get(10, TimeUnit.SECONDS)).isTrue();
     assertThat(queues.asleep("k")).isZero();
+  }
+
+  @Test
+  void wakeAllOfAKeyWakesEveryWaiterOfThatKeyOnly() {
+    WaitQueues.Ticket a = queues.join("a");
+    WaitQueues.Ticket b1 = queues.join("b");
+    WaitQueues.Ticket b2 = queues.join("b");
+
+    queues.wakeAll("b");
+
+    assertThat(queues.await(a, NO_WAIT)).isFalse();
+    assertThat(queues.await(b1, NO_WAIT)).isTrue();
+    assertThat(queues.await(b2, NO_WAIT)).isTrue();
   }
 
   @Test

@@ -1,0 +1,253 @@
+package dev.fencepost.lockserver.backend.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencepost.lock.LockGrant;
+import dev.fencepost.lock.LockKey;
+import dev.fencepost.lock.SessionId;
+import dev.fencepost.testsupport.etcd.EtcdClusterExtension;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Waiting acquires on etcd (ADR 0214): the waiters of a key on one lock server share one watch of
+ * it; a delete wakes one waiter, not all of them; they get the key in the order they began to wait;
+ * and a delete made elsewhere between a waiter's failed attempt and its sleep, or a watch that
+ * breaks, does not leave the waiter asleep with the key free. {@code other} is a second lock server
+ * on the same etcd, whose releases reach this one only through the watch.
+ */
+class EtcdWaitingAcquiresTest {
+
+  @RegisterExtension static EtcdClusterExtension etcd = EtcdClusterExtension.singleMember();
+
+  private static final String PREFIX = "/waiting-test/";
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  private static Client client;
+  private static EtcdLockBackend backend;
+  private static EtcdLockBackend other;
+
+  private final ExecutorService pool = Executors.newCachedThreadPool();
+
+  @BeforeAll
+  static void start() {
+    client = EtcdFailover.client(etcd.cluster());
+    backend = EtcdFailover.backend(client, PREFIX);
+    other = EtcdFailover.backend(client, PREFIX);
+  }
+
+  @AfterAll
+  static void stop() {
+    client.close();
+  }
+
+  @AfterEach
+  void stopWaiters() {
+    backend.afterFailedAttempt(() -> {});
+    pool.shutdownNow();
+  }
+
+  @Test
+  void theWaitersOfAKeyShareOneWatchThatClosesWhenTheLastLeaves() throws Exception {
+    LockKey key = freshKey();
+    SessionId holder = session("holder");
+    LockGrant held = backend.acquire(key, holder, Duration.ZERO);
+    long openedBefore = backend.waits().opened();
+
+    List<Waiter> waiters = startWaiters(key, 8);
+
+    assertThat(backend.waits().opened() - openedBefore).isEqualTo(1);
+    assertThat(backend.waits().openWatches()).isEqualTo(1);
+    long heardBefore = backend.waits().heard();
+    other.release(key, holder, held.token());
+    handOffToEveryone(key, waiters, heardBefore);
+    await().atMost(Duration.ofSeconds(10)).until(() -> backend.waits().openWatches() == 0);
+  }
+
+  @Test
+  void aDeleteWakesOneWaiterNotEveryWaiterOfTheKey() throws Exception {
+    LockKey key = freshKey();
+    SessionId holder = session("holder");
+    LockGrant held = backend.acquire(key, holder, Duration.ZERO);
+    List<Waiter> waiters = startWaiters(key, 8);
+    long attemptsBefore = backend.attempts();
+    long heardBefore = backend.waits().heard();
+
+    // Through the other lock server: the delete reaches this one only as a watch event.
+    other.release(key, holder, held.token());
+
+    // Settled: one waiter has the key, the delete has been heard, every other waiter is asleep.
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                granted(waiters).size() == 1
+                    && backend.waits().heard() > heardBefore
+                    && asleep(key) == 7);
+    // A watch per waiter made all 8 attempt.
+    assertThat(backend.attempts() - attemptsBefore).isEqualTo(1);
+
+    handOffToEveryone(key, waiters, heardBefore);
+  }
+
+  @Test
+  void waitersGetTheKeyInTheOrderTheyBeganToWait() throws Exception {
+    LockKey key = freshKey();
+    SessionId holder = session("holder");
+    LockGrant held = backend.acquire(key, holder, Duration.ZERO);
+    List<Waiter> waiters = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      waiters.add(startWaiter(key, "waiter-" + i));
+      int expected = i + 1;
+      await().atMost(Duration.ofSeconds(20)).until(() -> asleep(key) == expected);
+    }
+
+    long heardBefore = backend.waits().heard();
+    backend.release(key, holder, held.token());
+    List<Integer> order = handOffToEveryone(key, waiters, heardBefore);
+
+    assertThat(order).containsExactly(0, 1, 2, 3, 4);
+  }
+
+  @Test
+  void aDeleteElsewhereBetweenAFailedAttemptAndTheSleepIsNotMissed() throws Exception {
+    LockKey key = freshKey();
+    // The holder's lease outlives the waiter's deadline: a missed delete would leave the waiter
+    // asleep until then, with the key free.
+    SessionId holder = other.createSession("holder", Duration.ofSeconds(120)).sessionId();
+    LockGrant held = other.acquire(key, holder, Duration.ZERO);
+    AtomicBoolean released = new AtomicBoolean();
+    backend.afterFailedAttempt(
+        () -> {
+          if (released.compareAndSet(false, true)) {
+            // In the waiter's thread, after its attempt saw the key held and before it opens its
+            // watch: only a watch from the revision after that attempt replays this delete.
+            other.release(key, holder, held.token());
+          }
+        });
+
+    Waiter waiter = startWaiter(key, "waiter");
+
+    LockGrant grant = waiter.grant().get(10, TimeUnit.SECONDS);
+    assertThat(grant.token()).isGreaterThan(held.token());
+  }
+
+  @Test
+  void aBrokenWatchWakesItsWaitersToAttemptAgainAndWatchAnew() throws Exception {
+    LockKey key = freshKey();
+    SessionId holder = other.createSession("holder", Duration.ofSeconds(120)).sessionId();
+    LockGrant held = other.acquire(key, holder, Duration.ZERO);
+    long breaksBefore = backend.waits().breaks();
+    AtomicBoolean compacted = new AtomicBoolean();
+    backend.afterFailedAttempt(
+        () -> {
+          if (compacted.compareAndSet(false, true)) {
+            // etcd forgets the revisions the waiter's watch would start from: the watch fails.
+            long revision = 0;
+            for (int i = 0; i < 2; i++) {
+              revision = put(PREFIX + "filler/" + i);
+            }
+            client.getKVClient().compact(revision).join();
+          }
+        });
+
+    Waiter waiter = startWaiter(key, "waiter");
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> backend.waits().breaks() > breaksBefore && asleep(key) == 1);
+    other.release(key, holder, held.token());
+
+    LockGrant grant = waiter.grant().get(10, TimeUnit.SECONDS);
+    assertThat(grant.token()).isGreaterThan(held.token());
+  }
+
+  private record Waiter(int index, SessionId session, CompletableFuture<LockGrant> grant) {}
+
+  private List<Waiter> startWaiters(LockKey key, int n) {
+    List<Waiter> waiters = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      waiters.add(startWaiter(key, "waiter-" + i));
+    }
+    await().atMost(Duration.ofSeconds(20)).until(() -> asleep(key) == n);
+    return waiters;
+  }
+
+  private Waiter startWaiter(LockKey key, String owner) {
+    SessionId session = session(owner);
+    int index = owner.startsWith("waiter-") ? Integer.parseInt(owner.substring(7)) : 0;
+    return new Waiter(
+        index,
+        session,
+        CompletableFuture.supplyAsync(() -> backend.acquire(key, session, WAIT), pool));
+  }
+
+  /**
+   * Releases each grant as it comes until every waiter has had the key, each release settled (its
+   * delete heard, the next grant made, the rest asleep) before the next; returns the waiters'
+   * indexes in the order of their grants. The first release was made by the caller.
+   */
+  private List<Integer> handOffToEveryone(LockKey key, List<Waiter> waiters, long heardBefore)
+      throws Exception {
+    List<Integer> order = new ArrayList<>();
+    while (order.size() < waiters.size()) {
+      long left = waiters.size() - order.size() - 1;
+      long releases = order.size() + 1;
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () ->
+                  granted(waiters).size() == order.size() + 1
+                      && backend.waits().heard() >= heardBefore + releases
+                      && asleep(key) == left);
+      Waiter next =
+          granted(waiters).stream().filter(w -> !order.contains(w.index())).findFirst().get();
+      order.add(next.index());
+      LockGrant grant = next.grant().get();
+      backend.release(key, next.session(), grant.token());
+    }
+    return order;
+  }
+
+  private static List<Waiter> granted(List<Waiter> waiters) {
+    return waiters.stream().filter(w -> w.grant().isDone()).toList();
+  }
+
+  private static int asleep(LockKey key) {
+    return backend.waits().queues().asleep(key.value());
+  }
+
+  private static long put(String key) {
+    return client
+        .getKVClient()
+        .put(
+            ByteSequence.from(key, StandardCharsets.UTF_8),
+            ByteSequence.from("x", StandardCharsets.UTF_8))
+        .join()
+        .getHeader()
+        .getRevision();
+  }
+
+  private static LockKey freshKey() {
+    return LockKey.of("wait-" + UUID.randomUUID());
+  }
+
+  private static SessionId session(String owner) {
+    return backend.createSession(owner, Duration.ofSeconds(60)).sessionId();
+  }
+}
