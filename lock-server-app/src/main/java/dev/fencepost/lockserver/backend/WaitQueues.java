@@ -165,9 +165,7 @@ public final class WaitQueues {
     try {
       Waiters waiters = keys.get(key);
       if (waiters != null) {
-        while (!waiters.queue.isEmpty()) {
-          wake(waiters, waiters.queue.pollFirst());
-        }
+        wakeEvery(waiters);
       }
     } finally {
       lock.unlock();
@@ -178,11 +176,7 @@ public final class WaitQueues {
   public void wakeAll() {
     lock.lock();
     try {
-      for (Waiters waiters : keys.values()) {
-        while (!waiters.queue.isEmpty()) {
-          wake(waiters, waiters.queue.pollFirst());
-        }
-      }
+      keys.values().forEach(WaitQueues::wakeEvery);
     } finally {
       lock.unlock();
     }
@@ -208,6 +202,12 @@ public final class WaitQueues {
 
   private static void wakeFirst(Waiters waiters) {
     if (waiters.woken == 0 && !waiters.queue.isEmpty()) {
+      wake(waiters, waiters.queue.pollFirst());
+    }
+  }
+
+  private static void wakeEvery(Waiters waiters) {
+    while (!waiters.queue.isEmpty()) {
       wake(waiters, waiters.queue.pollFirst());
     }
   }

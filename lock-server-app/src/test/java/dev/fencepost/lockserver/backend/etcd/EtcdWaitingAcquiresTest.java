@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.fencepost.lock.LockGrant;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.SessionId;
+import dev.fencepost.lockserver.backend.WaitingClients;
+import dev.fencepost.lockserver.backend.WaitingClients.Waiter;
 import dev.fencepost.testsupport.etcd.EtcdClusterExtension;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -14,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -37,13 +39,18 @@ class EtcdWaitingAcquiresTest {
   @RegisterExtension static EtcdClusterExtension etcd = EtcdClusterExtension.singleMember();
 
   private static final String PREFIX = "/waiting-test/";
-  private static final Duration WAIT = Duration.ofSeconds(30);
 
   private static Client client;
   private static EtcdLockBackend backend;
   private static EtcdLockBackend other;
 
   private final ExecutorService pool = Executors.newCachedThreadPool();
+  private WaitingClients clients;
+
+  @BeforeEach
+  void clients() {
+    clients = new WaitingClients(backend, backend.waits().queues(), backend.waits()::heard, pool);
+  }
 
   @BeforeAll
   static void start() {
@@ -70,13 +77,13 @@ class EtcdWaitingAcquiresTest {
     LockGrant held = backend.acquire(key, holder, Duration.ZERO);
     long openedBefore = backend.waits().opened();
 
-    List<Waiter> waiters = startWaiters(key, 8);
+    List<Waiter> waiters = clients.startAll(key, 8);
 
     assertThat(backend.waits().opened() - openedBefore).isEqualTo(1);
     assertThat(backend.waits().openWatches()).isEqualTo(1);
     long heardBefore = backend.waits().heard();
     other.release(key, holder, held.token());
-    handOffToEveryone(key, waiters, heardBefore);
+    clients.handOffToEveryone(key, waiters, heardBefore);
     await().atMost(Duration.ofSeconds(10)).until(() -> backend.waits().openWatches() == 0);
   }
 
@@ -85,7 +92,7 @@ class EtcdWaitingAcquiresTest {
     LockKey key = freshKey();
     SessionId holder = session("holder");
     LockGrant held = backend.acquire(key, holder, Duration.ZERO);
-    List<Waiter> waiters = startWaiters(key, 8);
+    List<Waiter> waiters = clients.startAll(key, 8);
     long attemptsBefore = backend.attempts();
     long heardBefore = backend.waits().heard();
 
@@ -97,13 +104,13 @@ class EtcdWaitingAcquiresTest {
         .atMost(Duration.ofSeconds(20))
         .until(
             () ->
-                granted(waiters).size() == 1
+                WaitingClients.granted(waiters).size() == 1
                     && backend.waits().heard() > heardBefore
                     && asleep(key) == 7);
     // A watch per waiter made all 8 attempt.
     assertThat(backend.attempts() - attemptsBefore).isEqualTo(1);
 
-    handOffToEveryone(key, waiters, heardBefore);
+    clients.handOffToEveryone(key, waiters, heardBefore);
   }
 
   @Test
@@ -113,14 +120,14 @@ class EtcdWaitingAcquiresTest {
     LockGrant held = backend.acquire(key, holder, Duration.ZERO);
     List<Waiter> waiters = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      waiters.add(startWaiter(key, "waiter-" + i));
+      waiters.add(clients.start(key, i));
       int expected = i + 1;
       await().atMost(Duration.ofSeconds(20)).until(() -> asleep(key) == expected);
     }
 
     long heardBefore = backend.waits().heard();
     backend.release(key, holder, held.token());
-    List<Integer> order = handOffToEveryone(key, waiters, heardBefore);
+    List<Integer> order = clients.handOffToEveryone(key, waiters, heardBefore);
 
     assertThat(order).containsExactly(0, 1, 2, 3, 4);
   }
@@ -142,7 +149,7 @@ class EtcdWaitingAcquiresTest {
           }
         });
 
-    Waiter waiter = startWaiter(key, "waiter");
+    Waiter waiter = clients.start(key, 0);
 
     LockGrant grant = waiter.grant().get(10, TimeUnit.SECONDS);
     assertThat(grant.token()).isGreaterThan(held.token());
@@ -167,7 +174,7 @@ class EtcdWaitingAcquiresTest {
           }
         });
 
-    Waiter waiter = startWaiter(key, "waiter");
+    Waiter waiter = clients.start(key, 0);
     await()
         .atMost(Duration.ofSeconds(20))
         .until(() -> backend.waits().breaks() > breaksBefore && asleep(key) == 1);
@@ -175,57 +182,6 @@ class EtcdWaitingAcquiresTest {
 
     LockGrant grant = waiter.grant().get(10, TimeUnit.SECONDS);
     assertThat(grant.token()).isGreaterThan(held.token());
-  }
-
-  private record Waiter(int index, SessionId session, CompletableFuture<LockGrant> grant) {}
-
-  private List<Waiter> startWaiters(LockKey key, int n) {
-    List<Waiter> waiters = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      waiters.add(startWaiter(key, "waiter-" + i));
-    }
-    await().atMost(Duration.ofSeconds(20)).until(() -> asleep(key) == n);
-    return waiters;
-  }
-
-  private Waiter startWaiter(LockKey key, String owner) {
-    SessionId session = session(owner);
-    int index = owner.startsWith("waiter-") ? Integer.parseInt(owner.substring(7)) : 0;
-    return new Waiter(
-        index,
-        session,
-        CompletableFuture.supplyAsync(() -> backend.acquire(key, session, WAIT), pool));
-  }
-
-  /**
-   * Releases each grant as it comes until every waiter has had the key, each release settled (its
-   * delete heard, the next grant made, the rest asleep) before the next; returns the waiters'
-   * indexes in the order of their grants. The first release was made by the caller.
-   */
-  private List<Integer> handOffToEveryone(LockKey key, List<Waiter> waiters, long heardBefore)
-      throws Exception {
-    List<Integer> order = new ArrayList<>();
-    while (order.size() < waiters.size()) {
-      long left = waiters.size() - order.size() - 1;
-      long releases = order.size() + 1;
-      await()
-          .atMost(Duration.ofSeconds(20))
-          .until(
-              () ->
-                  granted(waiters).size() == order.size() + 1
-                      && backend.waits().heard() >= heardBefore + releases
-                      && asleep(key) == left);
-      Waiter next =
-          granted(waiters).stream().filter(w -> !order.contains(w.index())).findFirst().get();
-      order.add(next.index());
-      LockGrant grant = next.grant().get();
-      backend.release(key, next.session(), grant.token());
-    }
-    return order;
-  }
-
-  private static List<Waiter> granted(List<Waiter> waiters) {
-    return waiters.stream().filter(w -> w.grant().isDone()).toList();
   }
 
   private static int asleep(LockKey key) {

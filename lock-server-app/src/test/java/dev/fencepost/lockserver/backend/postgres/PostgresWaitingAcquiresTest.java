@@ -6,31 +6,39 @@ import static org.awaitility.Awaitility.await;
 import dev.fencepost.lock.LockGrant;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.SessionId;
+import dev.fencepost.lockserver.backend.WaitingClients;
+import dev.fencepost.lockserver.backend.WaitingClients.Waiter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Waiting acquires on PostgreSQL (ADR 0208): a freed key wakes one waiter, not all of them; the
- * waiters get the key in the order they began to wait; and a key freed between a waiter's failed
- * attempt and its sleep is not missed.
+ * Waiting acquires on PostgreSQL (ADRs 0208 and 0212): a freed key wakes one waiter, not all of
+ * them; the waiters get the key in the order they began to wait; and a key freed between a waiter's
+ * failed attempt and its sleep is not missed.
  */
 class PostgresWaitingAcquiresTest {
 
   @RegisterExtension static PostgresBackendExtension lockdb = new PostgresBackendExtension();
 
-  private static final Duration WAIT = Duration.ofSeconds(30);
-
   private final ExecutorService pool = Executors.newCachedThreadPool();
+  private WaitingClients clients;
+
+  @BeforeEach
+  void clients() {
+    clients =
+        new WaitingClients(
+            lockdb.backend(), lockdb.listener().waiters(), lockdb.listener()::heard, pool);
+  }
 
   @AfterEach
   void stop() {
@@ -44,7 +52,7 @@ class PostgresWaitingAcquiresTest {
     LockKey key = freshKey();
     SessionId holder = session("holder");
     LockGrant held = backend.acquire(key, holder, Duration.ZERO);
-    List<Waiter> waiters = startWaiters(key, 8);
+    List<Waiter> waiters = clients.startAll(key, 8);
     long attemptsBefore = backend.attempts();
     long heardBefore = lockdb.listener().heard();
 
@@ -56,14 +64,15 @@ class PostgresWaitingAcquiresTest {
         .atMost(Duration.ofSeconds(20))
         .until(
             () ->
-                granted(waiters).size() == 1
+                WaitingClients.granted(waiters).size() == 1
                     && lockdb.listener().heard() > heardBefore
-                    && asleep(key) == 7);
-    // One attempt takes the key; the NOTIFY of the same release wakes one more, which fails.
-    // Waking every waiter made all 8 attempt on the local wake and 7 again on the NOTIFY.
+                    && clients.asleep(key) == 7);
+    // One attempt takes the key; the NOTIFY of the same release wakes nobody while that attempt is
+    // to come (ADR 0212), or one more waiter, which fails, if heard after it returned. Waking every
+    // waiter made all 8 attempt on the local wake and 7 again on the NOTIFY.
     assertThat(backend.attempts() - attemptsBefore).isBetween(1L, 2L);
 
-    handOffToEveryone(key, waiters, heardBefore);
+    clients.handOffToEveryone(key, waiters, heardBefore);
   }
 
   @Test
@@ -74,14 +83,14 @@ class PostgresWaitingAcquiresTest {
     LockGrant held = backend.acquire(key, holder, Duration.ZERO);
     List<Waiter> waiters = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      waiters.add(startWaiter(key, "waiter-" + i));
+      waiters.add(clients.start(key, i));
       int expected = i + 1;
-      await().atMost(Duration.ofSeconds(20)).until(() -> asleep(key) == expected);
+      await().atMost(Duration.ofSeconds(20)).until(() -> clients.asleep(key) == expected);
     }
 
     long heardBefore = lockdb.listener().heard();
     backend.release(key, holder, held.token());
-    List<Integer> order = handOffToEveryone(key, waiters, heardBefore);
+    List<Integer> order = clients.handOffToEveryone(key, waiters, heardBefore);
 
     assertThat(order).containsExactly(0, 1, 2, 3, 4);
   }
@@ -108,65 +117,10 @@ class PostgresWaitingAcquiresTest {
           }
         });
 
-    Waiter waiter = startWaiter(key, "waiter");
+    Waiter waiter = clients.start(key, 0);
 
     LockGrant grant = waiter.grant().get(10, TimeUnit.SECONDS);
     assertThat(grant.token()).isGreaterThan(held.token());
-  }
-
-  private record Waiter(int index, SessionId session, CompletableFuture<LockGrant> grant) {}
-
-  private List<Waiter> startWaiters(LockKey key, int n) {
-    List<Waiter> waiters = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      waiters.add(startWaiter(key, "waiter-" + i));
-    }
-    await().atMost(Duration.ofSeconds(20)).until(() -> asleep(key) == n);
-    return waiters;
-  }
-
-  private Waiter startWaiter(LockKey key, String owner) {
-    SessionId session = session(owner);
-    int index = owner.startsWith("waiter-") ? Integer.parseInt(owner.substring(7)) : 0;
-    return new Waiter(
-        index,
-        session,
-        CompletableFuture.supplyAsync(() -> lockdb.backend().acquire(key, session, WAIT), pool));
-  }
-
-  /**
-   * Releases each grant as it comes until every waiter has had the key, each release settled (its
-   * NOTIFY heard, the next grant made, the rest asleep) before the next; returns the waiters'
-   * indexes in the order of their grants. The first release was made by the caller.
-   */
-  private List<Integer> handOffToEveryone(LockKey key, List<Waiter> waiters, long heardBefore)
-      throws Exception {
-    List<Integer> order = new ArrayList<>();
-    while (order.size() < waiters.size()) {
-      long left = waiters.size() - order.size() - 1;
-      long releases = order.size() + 1;
-      await()
-          .atMost(Duration.ofSeconds(20))
-          .until(
-              () ->
-                  granted(waiters).size() == order.size() + 1
-                      && lockdb.listener().heard() >= heardBefore + releases
-                      && asleep(key) == left);
-      Waiter next =
-          granted(waiters).stream().filter(w -> !order.contains(w.index())).findFirst().get();
-      order.add(next.index());
-      LockGrant grant = next.grant().get();
-      lockdb.backend().release(key, next.session(), grant.token());
-    }
-    return order;
-  }
-
-  private static List<Waiter> granted(List<Waiter> waiters) {
-    return waiters.stream().filter(w -> w.grant().isDone()).toList();
-  }
-
-  private int asleep(LockKey key) {
-    return lockdb.listener().waiters().asleep(key.value());
   }
 
   private static LockKey freshKey() {
