@@ -70,15 +70,7 @@ public final class WaitingClients {
       throws Exception {
     List<Integer> order = new ArrayList<>();
     while (order.size() < waiters.size()) {
-      long left = waiters.size() - order.size() - 1;
-      long releases = order.size() + 1;
-      await()
-          .atMost(SETTLE)
-          .until(
-              () ->
-                  granted(waiters).size() == order.size() + 1
-                      && heard.getAsLong() >= heardBefore + releases
-                      && asleep(key) == left);
+      awaitSettled(key, waiters, order.size() + 1, heardBefore);
       Waiter next =
           granted(waiters).stream().filter(w -> !order.contains(w.index())).findFirst().get();
       order.add(next.index());
@@ -86,6 +78,20 @@ public final class WaitingClients {
       backend.release(key, next.session(), grant.token());
     }
     return order;
+  }
+
+  /**
+   * Waits until {@code grants} of the waiters have had the key, as many frees have been heard since
+   * {@code heardBefore}, and every other waiter is asleep: nothing is in flight.
+   */
+  public void awaitSettled(LockKey key, List<Waiter> waiters, int grants, long heardBefore) {
+    await()
+        .atMost(SETTLE)
+        .until(
+            () ->
+                granted(waiters).size() == grants
+                    && heard.getAsLong() >= heardBefore + grants
+                    && asleep(key) == waiters.size() - grants);
   }
 
   /** The waiters whose acquire has returned. */

@@ -245,7 +245,7 @@ public final class EtcdLockBackend implements LockBackend {
         }
         if (watch == null || waits.isBroken(watch)) {
           waits.unwatch(watch);
-          watch = null;
+          watch = null; // given up: if the next line throws, the finally must not give it up again
           watch = waits.watch(key.value(), keys.lock(key), attempt.observedRevision());
         }
         queues.await(ticket, left);

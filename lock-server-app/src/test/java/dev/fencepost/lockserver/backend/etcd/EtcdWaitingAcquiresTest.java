@@ -100,13 +100,7 @@ class EtcdWaitingAcquiresTest {
     other.release(key, holder, held.token());
 
     // Settled: one waiter has the key, the delete has been heard, every other waiter is asleep.
-    await()
-        .atMost(Duration.ofSeconds(20))
-        .until(
-            () ->
-                WaitingClients.granted(waiters).size() == 1
-                    && backend.waits().heard() > heardBefore
-                    && asleep(key) == 7);
+    clients.awaitSettled(key, waiters, 1, heardBefore);
     // A watch per waiter made all 8 attempt.
     assertThat(backend.attempts() - attemptsBefore).isEqualTo(1);
 

@@ -60,13 +60,7 @@ class PostgresWaitingAcquiresTest {
 
     // Settled: one waiter has the key, the release's NOTIFY has been heard and acted on, and
     // every other waiter is asleep again; nothing is in flight.
-    await()
-        .atMost(Duration.ofSeconds(20))
-        .until(
-            () ->
-                WaitingClients.granted(waiters).size() == 1
-                    && lockdb.listener().heard() > heardBefore
-                    && clients.asleep(key) == 7);
+    clients.awaitSettled(key, waiters, 1, heardBefore);
     // One attempt takes the key; the NOTIFY of the same release wakes nobody while that attempt is
     // to come (ADR 0212), or one more waiter, which fails, if heard after it returned. Waking every
     // waiter made all 8 attempt on the local wake and 7 again on the NOTIFY.
