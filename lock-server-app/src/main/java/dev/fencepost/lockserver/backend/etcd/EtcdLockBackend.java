@@ -64,11 +64,12 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Renew</b> touches only the lease and then confirms the key still carries the token as
  *       ModRevision and the session's lease (FR-06). <b>Release</b> is a transaction that deletes
  *       the key only if its ModRevision is still the token (FR-05).
- *   <li><b>Waiting</b> registers a waiter key on the waiter's lease (what inspection counts) and
- *       sleeps in the key's first-in-first-out queue on this instance, under one watch of the lock
- *       key shared by the key's waiters and opened from a revision no later than the one after the
- *       failed attempt, so a delete cannot slip between attempt and watch; a delete wakes the first
- *       waiter only ({@link EtcdWaits}, ADR 0214); no polling.
+ *   <li><b>Waiting</b> keeps a waiter key on the waiter's lease (what inspection counts), written
+ *       by its first failed attempt and deleted by its granting one, in their own transactions (ADR
+ *       0215), and sleeps in the key's first-in-first-out queue on this instance, under one watch
+ *       of the lock key shared by the key's waiters and opened from a revision no later than the
+ *       one after the failed attempt, so a delete cannot slip between attempt and watch; a delete
+ *       wakes the first waiter only ({@link EtcdWaits}, ADR 0214); no polling.
  *   <li><b>Revoke</b> deletes the key and writes the audit record in one transaction (FR-08,
  *       FR-30). The next grant's token is a later revision, so higher by construction (INV-04).
  * </ul>
@@ -207,7 +208,7 @@ public final class EtcdLockBackend implements LockBackend {
   public LockGrant acquire(LockKey key, SessionId sessionId, Duration wait) {
     long leaseId = EtcdKeys.leaseId(sessionId).orElseThrow(() -> notFound(sessionId));
     if (wait.isZero() || wait.isNegative()) {
-      return attempt(key, sessionId, leaseId, calls.deadline()).orThrow(key);
+      return attempt(key, sessionId, leaseId, calls.deadline(), null).orThrow(key);
     }
     long waitDeadline = System.nanoTime() + wait.toNanos();
     // In the key's queue before the first attempt, so that a delete after it finds this waiter
@@ -215,13 +216,15 @@ public final class EtcdLockBackend implements LockBackend {
     WaitQueues queues = waits.queues();
     WaitQueues.Ticket ticket = queues.join(key.value());
     boolean granted = false;
-    UUID waiter = null;
+    // Written by the first attempt that finds the key held and deleted by the one that is
+    // granted, inside those attempts' own transactions (ADR 0215).
+    WaiterKey waiter = new WaiterKey(keys.waiter(key, UUID.randomUUID()));
     EtcdWaits.KeyWatch watch = null;
     long attemptDeadline = calls.deadline();
     try {
       while (true) {
         queues.beforeAttempt(ticket);
-        Attempt attempt = attempt(key, sessionId, leaseId, attemptDeadline);
+        Attempt attempt = attempt(key, sessionId, leaseId, attemptDeadline, waiter);
         attempts.incrementAndGet();
         if (attempt.grant() != null) {
           granted = true;
@@ -239,10 +242,6 @@ public final class EtcdLockBackend implements LockBackend {
         if (queues.woken(ticket)) {
           continue;
         }
-        if (waiter == null) {
-          waiter = UUID.randomUUID();
-          registerWaiter(key, sessionId, leaseId, waiter);
-        }
         if (watch == null || waits.isBroken(watch)) {
           waits.unwatch(watch);
           watch = null; // given up: if the next line throws, the finally must not give it up again
@@ -256,8 +255,8 @@ public final class EtcdLockBackend implements LockBackend {
     } finally {
       queues.leave(ticket, granted);
       waits.unwatch(watch);
-      if (waiter != null) {
-        unregisterWaiter(key, waiter);
+      if (waiter.stored) {
+        unregisterWaiter(key, waiter.key);
       }
     }
   }
@@ -280,8 +279,15 @@ public final class EtcdLockBackend implements LockBackend {
   /**
    * One put-if-absent transaction. Safe to repeat: if an earlier try committed but its answer was
    * lost, the repeat finds the session's own lease on the key and returns that grant's token.
+   *
+   * <p>For a waiting acquire ({@code waiter} not null) the same transaction keeps its waiter key: a
+   * failed attempt writes it on the session's lease if it is not stored yet, and the granting put
+   * deletes it if it is. The put of the lock key already makes every attempt, failed or not, a raft
+   * entry (etcd serves a transaction as a read only when neither branch writes), so the waiter key
+   * costs no entry of its own (ADR 0215).
    */
-  private Attempt attempt(LockKey key, SessionId sessionId, long leaseId, long deadline) {
+  private Attempt attempt(
+      LockKey key, SessionId sessionId, long leaseId, long deadline, WaiterKey waiter) {
     Instant now = clock.instant();
     KnownSessions.Known session = known.get(leaseId, now);
     if (session == null) {
@@ -292,6 +298,27 @@ public final class EtcdLockBackend implements LockBackend {
     ByteSequence sessionKey = keys.session(leaseId);
     ByteSequence value =
         EtcdValues.write(new EtcdValues.Grant(session.owner(), sessionId.value(), now.toString()));
+    List<Op> then = new ArrayList<>(2);
+    then.add(Op.put(lockKey, value, PutOption.builder().withLeaseId(leaseId).build()));
+    List<Op> otherwise = new ArrayList<>(3);
+    otherwise.add(Op.get(lockKey, GetOption.DEFAULT));
+    otherwise.add(Op.get(sessionKey, GetOption.builder().withCountOnly(true).build()));
+    if (waiter != null) {
+      if (waiter.stored) {
+        then.add(Op.delete(waiter.key, DeleteOption.DEFAULT));
+      } else {
+        otherwise.add(
+            Op.put(
+                waiter.key,
+                EtcdKeys.bytes(sessionId.value()),
+                PutOption.builder().withLeaseId(leaseId).build()));
+        // Until the answer says otherwise: a transaction that fails or whose answer is lost may
+        // have stored it, and the acquire's end removes it then.
+        waiter.stored = true;
+      }
+    }
+    Op[] thenOps = then.toArray(Op[]::new);
+    Op[] elseOps = otherwise.toArray(Op[]::new);
     TxnResponse txn;
     try {
       // The session record's existence is part of the compare, so a session closed or expired
@@ -305,15 +332,20 @@ public final class EtcdLockBackend implements LockBackend {
                       .If(
                           new Cmp(lockKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
                           new Cmp(sessionKey, Cmp.Op.GREATER, CmpTarget.createRevision(0)))
-                      .Then(
-                          Op.put(lockKey, value, PutOption.builder().withLeaseId(leaseId).build()))
-                      .Else(
-                          Op.get(lockKey, GetOption.DEFAULT),
-                          Op.get(sessionKey, GetOption.builder().withCountOnly(true).build()))
+                      .Then(thenOps)
+                      .Else(elseOps)
                       .commit());
     } catch (EtcdCalls.LeaseNotFound e) {
+      // The lease is gone, and every key on it with it.
+      if (waiter != null) {
+        waiter.stored = false;
+      }
       known.forget(leaseId);
       throw notFound(sessionId);
+    }
+    if (waiter != null) {
+      // The granting branch deleted the waiter key; the other one stored it (or found it stored).
+      waiter.stored = !txn.isSucceeded();
     }
     long revision = txn.getHeader().getRevision();
     if (txn.isSucceeded()) {
@@ -383,24 +415,13 @@ public final class EtcdLockBackend implements LockBackend {
     return new KnownSessions.Known(session.owner(), expiresAt);
   }
 
-  private void registerWaiter(LockKey key, SessionId sessionId, long leaseId, UUID waiter) {
+  /**
+   * Removes the waiter key of an acquire that ends without the granting transaction having done so:
+   * out of time, failed, or granted through a repeat that found its own earlier grant.
+   */
+  private void unregisterWaiter(LockKey key, ByteSequence waiter) {
     try {
-      calls.idempotent(
-          "acquire_wait",
-          calls.deadline(),
-          () ->
-              kv.put(
-                  keys.waiter(key, waiter),
-                  EtcdKeys.bytes(sessionId.value()),
-                  PutOption.builder().withLeaseId(leaseId).build()));
-    } catch (EtcdCalls.LeaseNotFound e) {
-      throw notFound(sessionId);
-    }
-  }
-
-  private void unregisterWaiter(LockKey key, UUID waiter) {
-    try {
-      calls.idempotent("acquire_wait", calls.deadline(), () -> kv.delete(keys.waiter(key, waiter)));
+      calls.idempotent("acquire_wait", calls.deadline(), () -> kv.delete(waiter));
     } catch (RuntimeException e) {
       // The waiter key is on the waiter's lease and goes with its session; until then inspection
       // over-counts by one. Not worth failing an acquire whose outcome is already decided.
@@ -724,6 +745,16 @@ public final class EtcdLockBackend implements LockBackend {
 
   private static SessionNotFoundException notFound(SessionId sessionId) {
     return new SessionNotFoundException(sessionId);
+  }
+
+  /** A waiting acquire's key under {@code waiters/}, and whether etcd may hold it now. */
+  private static final class WaiterKey {
+    private final ByteSequence key;
+    private boolean stored;
+
+    private WaiterKey(ByteSequence key) {
+      this.key = key;
+    }
   }
 
   /**

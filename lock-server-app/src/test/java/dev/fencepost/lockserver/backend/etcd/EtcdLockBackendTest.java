@@ -17,19 +17,12 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -177,14 +170,14 @@ class EtcdLockBackendTest {
         key, backend.createSession("alice", Duration.ofSeconds(30)).sessionId(), Duration.ZERO);
     SessionId bob = backend.createSession("bob", Duration.ofSeconds(30)).sessionId();
     EtcdMember member = etcd.cluster().member(0);
-    long before = handledTxns(member);
+    long before = EtcdServed.calls(member, "Txn");
     assertThat(before).as("etcd's Txn counter is readable").isPositive();
 
     assertThatThrownBy(() -> backend.acquire(key, bob, Duration.ofSeconds(2)))
         .isInstanceOf(LockNotAcquiredException.class);
 
     // One attempt before the wait and one at its deadline; a poller would have made dozens.
-    assertThat(handledTxns(member) - before).isLessThanOrEqualTo(3);
+    assertThat(EtcdServed.calls(member, "Txn") - before).isLessThanOrEqualTo(3);
     long waiters =
         client
             .getKVClient()
@@ -219,23 +212,5 @@ class EtcdLockBackendTest {
 
     LockGrant after = backend.acquire(key, session, Duration.ZERO);
     assertThat(after.token()).isGreaterThan(before.token());
-  }
-
-  /** etcd's own count of answered Txn calls, from the member's Prometheus endpoint. */
-  private static long handledTxns(EtcdMember member) throws IOException, InterruptedException {
-    HttpResponse<String> metrics =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create(member.clientUrl() + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString());
-    Matcher matcher =
-        Pattern.compile(
-                "grpc_server_handled_total\\{grpc_code=\"OK\",grpc_method=\"Txn\",[^}]*} (\\S+)")
-            .matcher(metrics.body());
-    long total = 0;
-    while (matcher.find()) {
-      total += (long) Double.parseDouble(matcher.group(1));
-    }
-    return total;
   }
 }

@@ -3,6 +3,7 @@ package dev.fencepost.lockserver.backend.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencepost.launcher.etcd.EtcdMember;
 import dev.fencepost.lock.LockGrant;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.SessionId;
@@ -16,10 +17,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,8 +34,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Waiting acquires on etcd (ADR 0214): the waiters of a key on one lock server share one watch of
  * it; a delete wakes one waiter, not all of them; they get the key in the order they began to wait;
  * and a delete made elsewhere between a waiter's failed attempt and its sleep, or a watch that
- * breaks, does not leave the waiter asleep with the key free. {@code other} is a second lock server
- * on the same etcd, whose releases reach this one only through the watch.
+ * breaks, does not leave the waiter asleep with the key free. A waiter's key under {@code waiters/}
+ * is written and deleted inside its attempts' own transactions (ADR 0215). {@code other} is a
+ * second lock server on the same etcd, whose releases reach this one only through the watch.
  */
 class EtcdWaitingAcquiresTest {
 
@@ -176,6 +180,53 @@ class EtcdWaitingAcquiresTest {
 
     LockGrant grant = waiter.grant().get(10, TimeUnit.SECONDS);
     assertThat(grant.token()).isGreaterThan(held.token());
+  }
+
+  @Test
+  void aWaiterIsCountedFromTheAttemptThatFoundTheKeyHeld() throws Exception {
+    LockKey key = freshKey();
+    SessionId holder = session("holder");
+    LockGrant held = backend.acquire(key, holder, Duration.ZERO);
+    AtomicInteger countedAfterFirstFailure = new AtomicInteger(-1);
+    backend.afterFailedAttempt(
+        () -> countedAfterFirstFailure.compareAndSet(-1, backend.inspect(key).waiters()));
+
+    Waiter waiter = clients.start(key, 0);
+    await().atMost(Duration.ofSeconds(20)).until(() -> asleep(key) == 1);
+
+    // The failed attempt's own transaction wrote the waiter key: counted before the waiter sleeps.
+    assertThat(countedAfterFirstFailure).hasValue(1);
+    backend.release(key, holder, held.token());
+    waiter.grant().get(10, TimeUnit.SECONDS);
+    // ... and the granting transaction deleted it.
+    assertThat(backend.inspect(key).waiters()).isZero();
+  }
+
+  @Test
+  void aHandOffTakesThreeTransactionsAndNoSeparateWaiterWrite() throws Exception {
+    LockKey key = freshKey();
+    SessionId holder = other.createSession("holder", Duration.ofSeconds(60)).sessionId();
+    LockGrant held = other.acquire(key, holder, Duration.ZERO);
+    SessionId next = session("next");
+    EtcdMember member = etcd.cluster().member(0);
+    long txns = EtcdServed.calls(member, "Txn");
+    long puts = EtcdServed.calls(member, "Put");
+    long deletes = EtcdServed.calls(member, "DeleteRange");
+
+    CompletableFuture<LockGrant> grant =
+        CompletableFuture.supplyAsync(
+            () -> backend.acquire(key, next, Duration.ofSeconds(30)), pool);
+    await().atMost(Duration.ofSeconds(20)).until(() -> asleep(key) == 1);
+    other.release(key, holder, held.token());
+    assertThat(grant.get(10, TimeUnit.SECONDS).token()).isGreaterThan(held.token());
+
+    // The waiter's failed attempt (which wrote its waiter key), the release, and the grant (which
+    // deleted it): each a raft entry of its own. A waiter key written and deleted by calls of
+    // their own would be two entries more.
+    await().atMost(Duration.ofSeconds(10)).until(() -> EtcdServed.calls(member, "Txn") - txns >= 3);
+    assertThat(EtcdServed.calls(member, "Txn") - txns).isEqualTo(3);
+    assertThat(EtcdServed.calls(member, "Put") - puts).isZero();
+    assertThat(EtcdServed.calls(member, "DeleteRange") - deletes).isZero();
   }
 
   private static int asleep(LockKey key) {
