@@ -229,6 +229,20 @@ class EtcdWaitingAcquiresTest {
     assertThat(EtcdServed.calls(member, "DeleteRange") - deletes).isZero();
   }
 
+  @Test
+  void aWaitingAcquireByTheHolderGetsItsOwnGrantAndLeavesNoWaiterKey() {
+    LockKey key = freshKey();
+    SessionId holder = session("holder");
+    LockGrant held = backend.acquire(key, holder, Duration.ZERO);
+
+    // Its attempt finds its own lease on the key in the reading branch, which also stored the
+    // waiter key; the acquire's end must remove it.
+    LockGrant again = backend.acquire(key, holder, Duration.ofSeconds(5));
+
+    assertThat(again.token()).isEqualTo(held.token());
+    assertThat(backend.inspect(key).waiters()).isZero();
+  }
+
   private static int asleep(LockKey key) {
     return backend.waits().queues().asleep(key.value());
   }
