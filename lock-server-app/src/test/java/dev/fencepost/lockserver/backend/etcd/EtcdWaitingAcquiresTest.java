@@ -120,7 +120,7 @@ class EtcdWaitingAcquiresTest {
     for (int i = 0; i < 5; i++) {
       waiters.add(clients.start(key, i));
       int expected = i + 1;
-      await().atMost(Duration.ofSeconds(20)).until(() -> asleep(key) == expected);
+      await().atMost(Duration.ofSeconds(20)).until(() -> clients.asleep(key) == expected);
     }
 
     long heardBefore = backend.waits().heard();
@@ -175,7 +175,7 @@ class EtcdWaitingAcquiresTest {
     Waiter waiter = clients.start(key, 0);
     await()
         .atMost(Duration.ofSeconds(20))
-        .until(() -> backend.waits().breaks() > breaksBefore && asleep(key) == 1);
+        .until(() -> backend.waits().breaks() > breaksBefore && clients.asleep(key) == 1);
     other.release(key, holder, held.token());
 
     LockGrant grant = waiter.grant().get(10, TimeUnit.SECONDS);
@@ -192,7 +192,7 @@ class EtcdWaitingAcquiresTest {
         () -> countedAfterFirstFailure.compareAndSet(-1, backend.inspect(key).waiters()));
 
     Waiter waiter = clients.start(key, 0);
-    await().atMost(Duration.ofSeconds(20)).until(() -> asleep(key) == 1);
+    await().atMost(Duration.ofSeconds(20)).until(() -> clients.asleep(key) == 1);
 
     // The failed attempt's own transaction wrote the waiter key: counted before the waiter sleeps.
     assertThat(countedAfterFirstFailure).hasValue(1);
@@ -216,7 +216,7 @@ class EtcdWaitingAcquiresTest {
     CompletableFuture<LockGrant> grant =
         CompletableFuture.supplyAsync(
             () -> backend.acquire(key, next, Duration.ofSeconds(30)), pool);
-    await().atMost(Duration.ofSeconds(20)).until(() -> asleep(key) == 1);
+    await().atMost(Duration.ofSeconds(20)).until(() -> clients.asleep(key) == 1);
     other.release(key, holder, held.token());
     assertThat(grant.get(10, TimeUnit.SECONDS).token()).isGreaterThan(held.token());
 
@@ -241,10 +241,6 @@ class EtcdWaitingAcquiresTest {
 
     assertThat(again.token()).isEqualTo(held.token());
     assertThat(backend.inspect(key).waiters()).isZero();
-  }
-
-  private static int asleep(LockKey key) {
-    return backend.waits().queues().asleep(key.value());
   }
 
   private static long put(String key) {
