@@ -4,7 +4,6 @@ import dev.fencepost.lock.FencedOutException;
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.payment.impl.AccountFence;
 import dev.fencepost.payment.impl.Accounts;
-import dev.fencepost.payment.impl.AuditLog;
 import dev.fencepost.payment.impl.BalanceSlots;
 import dev.fencepost.payment.impl.Ledger;
 import dev.fencepost.payment.impl.PaymentSignals;
@@ -27,9 +26,10 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * <p><b>Every mutating method</b> takes the {@link FencingToken} of the caller's grant on {@code
  * payout:{accountId}} and the {@link Actor} doing it, both required; there is no overload without
  * them (INV-07, ADR 0037, FR-30). Each call is one transaction of its own that first advances the
- * account's fence with {@code fence <= token} (ADR 0036), then re-reads the payout, then applies
- * exactly one row of {@link PayoutTransitions}. It returns the payout as committed, or throws and
- * changes nothing:
+ * account's fence with {@code fence <= token} (ADR 0036), then applies exactly one row of {@link
+ * PayoutTransitions}, conditional on the payout's current state (re-read first for a claim or a
+ * posting, checked by the update itself otherwise; ADR 0216), with its audit row. It returns the
+ * payout as committed, or throws and changes nothing:
  *
  * <ul>
  *   <li>{@link FencedOutException}: a newer grant exists for the account (FR-16). Abort, release
@@ -80,7 +80,6 @@ public final class PaymentResource {
             payouts,
             accounts,
             new Ledger(jdbc, signals),
-            new AuditLog(jdbc),
             signals);
     this.ledgerAudit = new LedgerAudit(dataSource);
     signals.fencingMode(options.fencingMode());

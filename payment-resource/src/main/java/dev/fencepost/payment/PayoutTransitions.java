@@ -36,7 +36,9 @@ import java.util.Optional;
  * <p>The table is total: for every (state, event) pair it either lists exactly one row or the pair
  * is refused. A row also names the one role that may trigger it. Terminal states (POSTED, FAILED,
  * ABANDONED) appear in no "from" column, so nothing ever leaves them, not a worker, not the
- * reconciler, not an operator.
+ * reconciler, not an operator. Each event has exactly one row, so an event alone names the state a
+ * payout must be in for it ({@link #forEvent}); paydb checks that state in the statement that makes
+ * the move (docs/decisions/0216).
  *
  * <p>Rows of the state machine that change nothing in paydb (the proxy refusing a stale token or a
  * duplicate, a posting that is fenced out) are not events here: they are refusals that leave the
@@ -82,6 +84,8 @@ public final class PayoutTransitions {
 
   private static final Map<PayoutState, Map<PayoutEvent, Transition>> INDEX = index(ROWS);
 
+  private static final Map<PayoutEvent, Transition> BY_EVENT = byEvent(ROWS);
+
   private PayoutTransitions() {}
 
   /** Every allowed transition, in the table's order. */
@@ -92,6 +96,13 @@ public final class PayoutTransitions {
   /** The row for this pair, whoever may trigger it; empty when the pair is refused. */
   public static Optional<Transition> find(PayoutState from, PayoutEvent event) {
     return Optional.ofNullable(INDEX.get(from).get(event));
+  }
+
+  /**
+   * The one row of {@code event}: the state it leaves, the state it reaches, who may ask for it.
+   */
+  public static Transition forEvent(PayoutEvent event) {
+    return BY_EVENT.get(event);
   }
 
   /** Why {@code role} may not trigger {@code event} in {@code from}; empty when it may. */
@@ -128,5 +139,19 @@ public final class PayoutTransitions {
     }
     index.replaceAll((state, events) -> Map.copyOf(events));
     return Map.copyOf(index);
+  }
+
+  private static Map<PayoutEvent, Transition> byEvent(List<Transition> rows) {
+    Map<PayoutEvent, Transition> byEvent = new EnumMap<>(PayoutEvent.class);
+    for (Transition row : rows) {
+      if (byEvent.put(row.event(), row) != null) {
+        // paydb moves a payout by the event's one from-state without reading it first (ADR 0216).
+        throw new IllegalStateException("two rows for event " + row.event());
+      }
+    }
+    if (byEvent.size() != PayoutEvent.values().length) {
+      throw new IllegalStateException("an event without a row: " + byEvent.keySet());
+    }
+    return Map.copyOf(byEvent);
   }
 }

@@ -96,6 +96,13 @@ class PayoutTransitionsTest {
     }
   }
 
+  @Test
+  void anEventAloneNamesItsRowSoPaydbCanCheckTheFromStateInTheUpdate() {
+    for (Transition row : PayoutTransitions.rows()) {
+      assertThat(PayoutTransitions.forEvent(row.event())).isEqualTo(row);
+    }
+  }
+
   private static List<Transition> rows(String table) {
     return table
         .lines()

@@ -21,18 +21,23 @@ import java.util.Optional;
  * <ol>
  *   <li>{@link AccountFence#advance}: the guard, before anything else (ADR 0036), on the account
  *       the payout names (immutable, so the statement finds it itself; ADR 0204);
- *   <li>re-read the payout: the account row lock taken by the fence now serialises every writer of
- *       this account, so this is the current state (FR-14);
- *   <li>for a claim, the funds check (A-09): CLAIM becomes FUNDS_INSUFFICIENT when the balance
- *       cannot cover the amount;
+ *   <li>for a claim or a posting, re-read the payout: the account row lock taken by the fence now
+ *       serialises every writer of this account, so this is the current state (FR-14). A claim
+ *       needs it for the funds check (A-09: CLAIM becomes FUNDS_INSUFFICIENT when the balance
+ *       cannot cover the amount), a posting for the amounts of its ledger legs;
  *   <li>ask {@link PayoutTransitions}; refuse anything it does not list (FR-22, INV-08);
  *   <li>the event's side effect (the ledger posting for POST);
- *   <li>update the payout conditional on the expected from-state (the statement returns the new
- *       row), and write the audit row (FR-30).
+ *   <li>one statement updates the payout conditional on the from-state and writes the audit row
+ *       (FR-30) from the row it moved.
  * </ol>
  *
- * Any refusal throws, and the transaction rolls back, including the fence advance: a refused call
- * leaves paydb exactly as it was. Events and counters are emitted after the outcome is final.
+ * Every other event reads nothing first (ADR 0216): each event leaves exactly one state ({@link
+ * PayoutTransitions#forEvent}), so the conditional update is itself the state check, made under the
+ * same account lock. Only when it moves nothing, or the actor's role is not the event's, is the
+ * payout read, to refuse exactly as the table says.
+ *
+ * <p>Any refusal throws, and the transaction rolls back, including the fence advance: a refused
+ * call leaves paydb exactly as it was. Events and counters are emitted after the outcome is final.
  */
 public final class PayoutEngine {
 
@@ -41,7 +46,6 @@ public final class PayoutEngine {
   private final Payouts payouts;
   private final Accounts accounts;
   private final Ledger ledger;
-  private final AuditLog audit;
   private final PaymentSignals signals;
 
   public PayoutEngine(
@@ -50,14 +54,12 @@ public final class PayoutEngine {
       Payouts payouts,
       Accounts accounts,
       Ledger ledger,
-      AuditLog audit,
       PaymentSignals signals) {
     this.transactions = transactions;
     this.fence = fence;
     this.payouts = payouts;
     this.accounts = accounts;
     this.ledger = ledger;
-    this.audit = audit;
     this.signals = signals;
   }
 
@@ -86,6 +88,16 @@ public final class PayoutEngine {
   private Outcome applyFenced(
       PayoutId id, PayoutEvent requested, FencingToken token, Actor actor, String detail) {
     AccountId account = fence.advance(id, token, actor.id());
+
+    Transition expected = PayoutTransitions.forEvent(requested);
+    if (!readsThePayoutFirst(requested) && expected.trigger() == actor.role()) {
+      Optional<Payout> moved = move(id, expected, token, actor, detail);
+      if (moved.isPresent()) {
+        return new Outcome(moved.get(), expected);
+      }
+      // Not in the event's from-state: the read below finds where it is and refuses.
+    }
+
     Payout current = payouts.find(id).orElseThrow(() -> new PayoutNotFoundException(id));
 
     PayoutEvent event = requested;
@@ -113,25 +125,37 @@ public final class PayoutEngine {
       ledger.postPayout(current, token, actor.id());
     }
     Payout moved =
-        payouts
-            .transition(
-                id, transition.from(), transition.to(), token, change(transition, actor, reason))
+        move(id, transition, token, actor, reason)
             .orElseThrow(
                 // Unreachable while the fence holds the account row: nobody else can move it.
                 () ->
                     new IllegalStateException(
                         "payout " + id + " left " + transition.from() + " under the account lock"));
-    audit.record(
-        actor.role().name(),
-        actor.id(),
-        token.value(),
-        account,
+    return new Outcome(moved, transition);
+  }
+
+  /**
+   * A claim's funds check and a posting's ledger legs need the payout as it is; every other event
+   * needs only its from-state, which the conditional update checks itself.
+   */
+  private static boolean readsThePayoutFirst(PayoutEvent event) {
+    return event == PayoutEvent.CLAIM || event == PayoutEvent.POST;
+  }
+
+  private Optional<Payout> move(
+      PayoutId id, Transition transition, FencingToken token, Actor actor, String reason) {
+    PayoutEvent event = transition.event();
+    return payouts.transition(
         id,
-        event.name(),
         transition.from(),
         transition.to(),
-        isSettlement(event) ? "rail reference " + reason : reason);
-    return new Outcome(moved, transition);
+        token,
+        change(transition, actor, reason),
+        new Payouts.Audit(
+            actor.role().name(),
+            actor.id(),
+            event.name(),
+            isSettlement(event) ? "rail reference " + reason : reason));
   }
 
   private static boolean isSettlement(PayoutEvent event) {

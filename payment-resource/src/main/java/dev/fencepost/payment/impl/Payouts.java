@@ -59,30 +59,55 @@ public final class Payouts {
   }
 
   /**
-   * Moves the payout from {@code from} to {@code to}, only if it is still in {@code from}.
+   * The audit row a transition writes with it (FR-30): who, and why. The token, the payout, its
+   * account and both states come from the transition itself.
+   *
+   * @param role the actor's role
+   * @param actorId the actor
+   * @param action the event's name
+   * @param reason the event's text, or null
+   */
+  public record Audit(String role, String actorId, String action, String reason) {}
+
+  /**
+   * Moves the payout from {@code from} to {@code to}, only if it is still in {@code from}, and
+   * writes its audit row, in one statement (ADR 0216): the row is written exactly when the payout
+   * moved, since it is inserted from what the update returned.
    *
    * @return the payout as it now is (the statement returns its row, so no second read is needed),
-   *     or empty when it was not in {@code from} (nothing changed)
+   *     or empty when it was not in {@code from} (nothing changed, no audit row)
    */
   public Optional<Payout> transition(
-      PayoutId id, PayoutState from, PayoutState to, FencingToken token, Change change) {
+      PayoutId id,
+      PayoutState from,
+      PayoutState to,
+      FencingToken token,
+      Change change,
+      Audit audit) {
     return jdbc.sql(
             """
-                UPDATE payout
-                   SET state = :to, token_stamp = :token, version = version + 1,
-                       updated_at = now(),
-                       claimed_by = CASE WHEN :claim THEN :claimedBy ELSE claimed_by END,
-                       claimed_at = CASE WHEN :claim THEN now() ELSE claimed_at END,
-                       submitted_at = CASE WHEN :submitted THEN now() ELSE submitted_at END,
-                       rail_reference = CASE WHEN :settled THEN :railReference
-                                             ELSE rail_reference END,
-                       settled_at = CASE WHEN :settled THEN now() ELSE settled_at END,
-                       failure_reason = CASE WHEN :failed THEN :failureReason
-                                             ELSE failure_reason END,
-                       finished_at = CASE WHEN :finished THEN now() ELSE finished_at END
-                 WHERE id = :id AND state = :from
-                RETURNING\s"""
-                + Rows.PAYOUT_COLUMNS)
+                WITH moved AS (
+                  UPDATE payout
+                     SET state = :to, token_stamp = :token, version = version + 1,
+                         updated_at = now(),
+                         claimed_by = CASE WHEN :claim THEN :claimedBy ELSE claimed_by END,
+                         claimed_at = CASE WHEN :claim THEN now() ELSE claimed_at END,
+                         submitted_at = CASE WHEN :submitted THEN now() ELSE submitted_at END,
+                         rail_reference = CASE WHEN :settled THEN :railReference
+                                               ELSE rail_reference END,
+                         settled_at = CASE WHEN :settled THEN now() ELSE settled_at END,
+                         failure_reason = CASE WHEN :failed THEN :failureReason
+                                               ELSE failure_reason END,
+                         finished_at = CASE WHEN :finished THEN now() ELSE finished_at END
+                   WHERE id = :id AND state = :from
+                  RETURNING %1$s),
+                audited AS (
+                  INSERT INTO audit_event (actor_role, actor_id, fencing_token, account_id,
+                                           payout_id, action, from_state, to_state, reason)
+                  SELECT :role, :actor, :token, account_id, id, :action, :from, :to, :reason
+                    FROM moved)
+                SELECT %1$s FROM moved"""
+                .formatted(Rows.PAYOUT_COLUMNS))
         .param("id", id.value())
         .param("from", from.name())
         .param("to", to.name())
@@ -95,6 +120,10 @@ public final class Payouts {
         .param("failed", change.failureReason() != null)
         .param("failureReason", change.failureReason())
         .param("finished", change.finished())
+        .param("role", audit.role())
+        .param("actor", audit.actorId())
+        .param("action", audit.action())
+        .param("reason", audit.reason())
         .query(Rows.PAYOUT)
         .optional();
   }
