@@ -23,11 +23,12 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * A worker's paydb path on its own: {@code probe.threads} (16) threads each take payouts of their
  * own accounts through the four fenced transitions a posted payout makes (claim, submitted, acked,
- * posted) with payment-resource, against a dedicated embedded PostgreSQL (synchronous_commit on,
- * the embedded servers' group commit) as paydb's runtime role. {@code probe.warmup} (4,000) payouts
- * first, then {@code probe.payouts} (12,000) measured. Prints payouts a second, the CPU per payout
- * of PostgreSQL (the postmaster and its backends) and of this process, write transactions and WAL
- * flushes per payout, and the p50/p99 of one payout's four calls.
+ * posted) with payment-resource, against a dedicated embedded PostgreSQL (synchronous_commit on, or
+ * off with {@code -Dprobe.synchronousCommit=false}; the embedded servers' group commit) as paydb's
+ * runtime role. {@code probe.warmup} (4,000) payouts first, then {@code probe.payouts} (12,000)
+ * measured. Prints payouts a second, the CPU per payout of PostgreSQL (the postmaster and its
+ * backends) and of this process, write transactions and WAL flushes per payout, and the p50/p99 of
+ * one payout's four calls.
  *
  * <p>A diagnostic for changes to what a transition asks of paydb (ADR 0216), quicker and quieter
  * than the payout benchmark, which runs the lock server, the proxy and the rail beside it. No lock
@@ -50,8 +51,12 @@ public final class PaydbProbe {
     int warmup = Integer.getInteger("probe.warmup", 4_000);
     int measured = Integer.getInteger("probe.payouts", 12_000);
     int accountsPerThread = Integer.getInteger("probe.accountsPerThread", 64);
+    // false measures what waiting for the WAL flush costs; a crash may then lose commits.
+    boolean synchronousCommit =
+        Boolean.parseBoolean(System.getProperty("probe.synchronousCommit", "true"));
     System.out.println("commit " + Provenance.commit() + ", load " + Provenance.loadAverage());
-    try (EmbeddedPostgresServer server = EmbeddedPostgresServer.builder().start();
+    try (EmbeddedPostgresServer server =
+            EmbeddedPostgresServer.builder().synchronousCommit(synchronousCommit).start();
         PostgresDatabase paydb = server.createDatabase("paydb_probe").applyChangelog(CHANGELOG);
         HikariDataSource pool = runtimePool(paydb, threads)) {
       PayoutIntake intake = new PayoutIntake(paydb.dataSource(), "paydb-probe");
@@ -134,8 +139,9 @@ public final class PaydbProbe {
               .query(Long.class)
               .single();
       System.out.printf(
-          "%d threads, %d accounts, %d payouts measured after %d (%d posted in all)%n",
-          threads, accounts, done, warmup, posted);
+          "%d threads, %d accounts, %d payouts measured after %d (%d posted in all),"
+              + " synchronous_commit %s%n",
+          threads, accounts, done, warmup, posted, synchronousCommit ? "on" : "off");
       System.out.printf("payouts/s                          %.1f%n", done / seconds);
       System.out.printf("CPU ms per payout, PostgreSQL      %.3f%n", pgCpu / 1e6 / done);
       System.out.printf("CPU ms per payout, this process    %.3f%n", ownCpu / 1e6 / done);
