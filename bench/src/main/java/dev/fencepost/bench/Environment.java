@@ -289,9 +289,16 @@ public final class Environment implements AutoCloseable {
         EmbeddedPostgresServer.PASSWORD);
   }
 
+  /** The query behind {@link #postgresWalSyncs}, for a probe with a server of its own. */
+  static final String WAL_SYNCS = "SELECT wal_sync FROM pg_stat_wal";
+
+  /** The query behind {@link #postgresTransactionIds}, for a probe with a server of its own. */
+  static final String NEXT_TRANSACTION_ID =
+      "SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint";
+
   /** PostgreSQL's WAL sync count (PostgreSQL 17: pg_stat_wal.wal_sync), server-wide. */
   public long postgresWalSyncs() {
-    return serverCounter("SELECT wal_sync FROM pg_stat_wal");
+    return serverCounter(WAL_SYNCS);
   }
 
   /**
@@ -300,7 +307,7 @@ public final class Environment implements AutoCloseable {
    * flushes only every so often. Reading it assigns no id.
    */
   public long postgresTransactionIds() {
-    return serverCounter("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint");
+    return serverCounter(NEXT_TRANSACTION_ID);
   }
 
   /** One server-wide number read on a fresh connection; -1 when it cannot be read. */

@@ -15,7 +15,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -130,7 +132,8 @@ public final class PaydbProbe {
       pgCpu = Environment.pidCpu(pid, true) - pgCpu;
       ownCpu = ownCpu() - ownCpu;
       xids = xmax(stats) - xids;
-      Thread.sleep(1_000); // the statistics views are flushed by each backend now and then
+      // A busy backend hands its WAL statistics over only now and then, and always as it exits.
+      awaitExit(backendsOf(stats, paydb.runtime().username()), pool);
       syncs = walSyncs(stats) - syncs;
       long posted =
           stats
@@ -181,13 +184,29 @@ public final class PaydbProbe {
   }
 
   private static long xmax(JdbcClient stats) {
-    return stats
-        .sql("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint")
-        .query(Long.class)
-        .single();
+    return stats.sql(Environment.NEXT_TRANSACTION_ID).query(Long.class).single();
   }
 
   private static long walSyncs(JdbcClient stats) {
-    return stats.sql("SELECT wal_sync FROM pg_stat_wal").query(Long.class).single();
+    return stats.sql(Environment.WAL_SYNCS).query(Long.class).single();
+  }
+
+  private static List<Long> backendsOf(JdbcClient stats, String role) {
+    return stats
+        .sql("SELECT pid FROM pg_stat_activity WHERE usename = :role")
+        .param("role", role)
+        .query(Long.class)
+        .list();
+  }
+
+  /** Closes {@code pool} and waits until each of {@code backends} has exited. */
+  private static void awaitExit(List<Long> backends, HikariDataSource pool) throws Exception {
+    pool.close();
+    for (long pid : backends) {
+      Optional<ProcessHandle> backend = ProcessHandle.of(pid);
+      if (backend.isPresent()) {
+        backend.get().onExit().get(30, TimeUnit.SECONDS);
+      }
+    }
   }
 }
