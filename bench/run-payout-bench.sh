@@ -235,6 +235,21 @@ for n in order:
         if k not in procs: procs.append(k)
 for k in procs:
     row(f"CPU ms, {k}" if k != "all" else "**CPU ms, every process**", lambda s, k=k: per(s, "cpuMillis", k))
+def compiling(s):
+    c = win(s).get("compilerCpuMillis") or {}
+    if not c:
+        return "not measured by that build"
+    return f"{c['all']:.2f} (" + ", ".join(f"{k} {v:.2f}" for k, v in c.items() if k != "all") + ")"
+row("... of it, the JVMs' JIT compiler threads (ADR 0217)", compiling)
+WARM_SHARE = 5  # per cent of the JVMs' CPU in the window (ADR 0217)
+def warm(s):
+    c = win(s).get("compilerCpuMillis") or {}
+    jvms = sum(v for k, v in win(s)["cpuMillis"].items() if k not in ("all", "postgres", "etcd"))
+    if not c or jvms <= 0:
+        return "not measured by that build"
+    share = 100 * c["all"] / jvms
+    return f"yes: {share:.1f} %" if share <= WARM_SHARE else f"**no**: {share:.1f} %, the figures are of JVMs still compiling their code"
+row(f"JVMs warm in the window (their compiler threads <= {WARM_SHARE} % of the JVMs' CPU)", warm)
 row("cores busy in the window", lambda s: f"{win(s)['cores']:.2f} of {os.cpu_count()}")
 for k in ("lockdb", "paydb", "proxydb", "batchdb", "all"):
     row(f"commits, {k}" if k != "all" else "**commits, every database**", lambda s, k=k: per(s, "commits", k))

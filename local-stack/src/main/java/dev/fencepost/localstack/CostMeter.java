@@ -28,10 +28,11 @@ import java.util.regex.Pattern;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * What one payout costs the whole platform: CPU in each process, commits in each database, HTTP
- * requests each service served, bytes over loopback and WAL, read from the processes and the stores
- * themselves (never from what a worker says of itself) at points of the worker phase, and divided
- * by the payouts finished between them (the per-payout cost table of docs/benchmarks.md).
+ * What one payout costs the whole platform: CPU in each process (and how much of each JVM's went to
+ * its JIT compiler threads, ADR 0217), commits in each database, HTTP requests each service served,
+ * bytes over loopback and WAL, read from the processes and the stores themselves (never from what a
+ * worker says of itself) at points of the worker phase, and divided by the payouts finished between
+ * them (the per-payout cost table of docs/benchmarks.md).
  *
  * <p>Two windows: the <em>steady</em> one, the benchmark's measured window, from the reading at
  * which the warm-up payouts have finished (or 10 % of the run's payouts, without a warm-up) to the
@@ -58,6 +59,9 @@ final class CostMeter {
   private Reading steadyTo;
   private final java.util.List<Reading> tenths = new java.util.ArrayList<>();
   private Reading end;
+  // Every worker process of every round, and what every JVM's compiler threads have used.
+  private final java.util.Set<Long> workerPids = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final CompilerTime compilers = new CompilerTime();
 
   /**
    * @param workers the worker processes of the current round (those alive are read by PID; those
@@ -133,6 +137,7 @@ final class CostMeter {
       long nanos,
       Instant at,
       Map<String, Long> cpuNanos,
+      Map<String, Long> compilerNanos,
       Map<String, Long> commits,
       Map<String, Map<String, Long>> requests,
       long loopbackBytes,
@@ -171,6 +176,21 @@ final class CostMeter {
                         .sum()));
     cpu.put("local-stack", ProcessCpu.self().ownNanos());
 
+    // The JVMs' compiler threads, read with the rest of the CPU (ADR 0217).
+    Map<String, Long> compiling = new LinkedHashMap<>();
+    for (JavaProcess worker : workers.get()) {
+      workerPids.add(worker.pid());
+      if (worker.isAlive()) {
+        compiled(worker.pid());
+      }
+    }
+    compiling.put("workers", workerPids.stream().mapToLong(compilers::soFar).sum());
+    compiling.put("lock-server", compiled(platform.lockServer()));
+    compiling.put("rail-proxy", compiled(platform.railProxy()));
+    compiling.put("rail-stub", compiled(platform.railStub()));
+    compiling.put("identity-issuer", compiled(platform.identity().issuer()));
+    compiling.put("local-stack", compiled(ProcessHandle.current().pid()));
+
     Map<String, Long> commits = new LinkedHashMap<>();
     JdbcClient stats = JdbcClient.create(platform.paydb().dataSource());
     Map<String, PostgresDatabase> databases = new LinkedHashMap<>();
@@ -204,6 +224,7 @@ final class CostMeter {
         nanos,
         at,
         cpu,
+        compiling,
         commits,
         requests,
         loopbackBytes(),
@@ -244,6 +265,14 @@ final class CostMeter {
       // No statistics this time: the table simply has no statement rows.
     }
     return byId;
+  }
+
+  private long compiled(long pid) {
+    return compilers.record(pid, ProcessCpu.compilerThreads(pid));
+  }
+
+  private long compiled(JavaProcess process) {
+    return process == null ? 0 : compiled(process.pid());
   }
 
   private static long own(JavaProcess process) {

@@ -21,8 +21,15 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
    * @param seconds how long it took
    * @param cpuMillis CPU ms per payout, every process together
    * @param workerCpuMillis of which the workers'
+   * @param compilerCpuMillis of which the JIT compiler threads' of every JVM: while it is a large
+   *     share, the JVMs are still compiling their code and the platform is not yet warm
    */
-  public record Tenth(long payouts, double seconds, double cpuMillis, double workerCpuMillis) {
+  public record Tenth(
+      long payouts,
+      double seconds,
+      double cpuMillis,
+      double workerCpuMillis,
+      double compilerCpuMillis) {
 
     static Tenth between(CostMeter.Reading from, CostMeter.Reading to) {
       long payouts = to.finished() - from.finished();
@@ -32,8 +39,16 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
         all += e.getValue() - from.cpuNanos().getOrDefault(e.getKey(), 0L);
       }
       long workers = to.cpuNanos().get("workers") - from.cpuNanos().getOrDefault("workers", 0L);
+      long compiling = 0;
+      for (Map.Entry<String, Long> e : to.compilerNanos().entrySet()) {
+        compiling += e.getValue() - from.compilerNanos().getOrDefault(e.getKey(), 0L);
+      }
       return new Tenth(
-          payouts, (to.nanos() - from.nanos()) / 1e9, all / 1e6 / n, workers / 1e6 / n);
+          payouts,
+          (to.nanos() - from.nanos()) / 1e9,
+          all / 1e6 / n,
+          workers / 1e6 / n,
+          compiling / 1e6 / n);
     }
   }
 
@@ -60,6 +75,8 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
    *     the window stops at the end of the run instead
    * @param cpuMillis CPU ms per payout by process (utime + stime; the workers and PostgreSQL with
    *     the processes of theirs that exited), and {@code all}
+   * @param compilerCpuMillis of the CPU above, what each JVM's JIT compiler threads used, per
+   *     payout, and {@code all}: compiling the platform's code rather than running it (ADR 0217)
    * @param cores CPU used in the window per second of it: {@code all}'s share of the machine
    * @param commits transactions committed per payout by database ({@code pg_stat_database}), and
    *     {@code all}
@@ -77,6 +94,7 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
       double seconds,
       boolean complete,
       Map<String, Double> cpuMillis,
+      Map<String, Double> compilerCpuMillis,
       double cores,
       Map<String, Double> commits,
       Map<String, Double> requests,
@@ -98,6 +116,14 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
         cpu.put(e.getKey(), nanos / 1e6 / n);
       }
       cpu.put("all", allNanos / 1e6 / n);
+      Map<String, Double> compiling = new LinkedHashMap<>();
+      long allCompiling = 0;
+      for (Map.Entry<String, Long> e : to.compilerNanos().entrySet()) {
+        long nanos = e.getValue() - from.compilerNanos().getOrDefault(e.getKey(), 0L);
+        allCompiling += nanos;
+        compiling.put(e.getKey(), nanos / 1e6 / n);
+      }
+      compiling.put("all", allCompiling / 1e6 / n);
       Map<String, Double> commits = new LinkedHashMap<>();
       long allCommits = 0;
       for (Map.Entry<String, Long> e : to.commits().entrySet()) {
@@ -130,6 +156,7 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
           seconds,
           complete,
           cpu,
+          compiling,
           seconds <= 0 ? 0 : allNanos / 1e9 / seconds,
           commits,
           requests,
@@ -166,6 +193,8 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
               name, payouts, seconds, complete ? "" : ", cut short by the run's end", cores));
       out.append("      CPU ms   ");
       cpuMillis.forEach((k, v) -> out.append(String.format(" %s %.2f", k, v)));
+      out.append("\n      of which JIT compilers");
+      compilerCpuMillis.forEach((k, v) -> out.append(String.format(" %s %.2f", k, v)));
       out.append("\n      commits  ");
       commits.forEach((k, v) -> out.append(String.format(" %s %.2f", k, v)));
       out.append("\n      requests ");
@@ -189,12 +218,17 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
   }
 
   String text() {
-    StringBuilder out = new StringBuilder("    by tenth of the run, CPU ms per payout (workers'):");
+    StringBuilder out =
+        new StringBuilder(
+            "    by tenth of the run, CPU ms per payout (workers', JIT compilers' of every JVM):");
     for (Tenth t : tenths) {
       out.append(
           String.format(
-              " %.1f (%.1f) %.0f/s;",
-              t.cpuMillis(), t.workerCpuMillis(), t.payouts() / Math.max(0.001, t.seconds())));
+              " %.1f (%.1f, %.1f) %.0f/s;",
+              t.cpuMillis(),
+              t.workerCpuMillis(),
+              t.compilerCpuMillis(),
+              t.payouts() / Math.max(0.001, t.seconds())));
     }
     return out.append('\n')
         .append(steady.text("steady"))

@@ -31,4 +31,37 @@ class CostMeterTest {
     assertThat(CostMeter.served("")).isEmpty();
     assertThat(CostMeter.served("jvm_threads_live_threads 42.0\n")).isEmpty();
   }
+
+  @Test
+  void theCompilersTimeInAWindowIsPerPayoutForEachJvmAndForAll() {
+    CostMeter.Reading from = reading(1_000, 0, 4_000_000L, 10_000_000L);
+    CostMeter.Reading to = reading(3_000, 200_000_000L, 10_000_000L, 30_000_000L);
+
+    Costs.Window window = Costs.Window.between(from, to, true);
+    Costs.Tenth tenth = Costs.Tenth.between(from, to);
+
+    // 2,000 payouts, 200 ms of worker CPU; the lock server compiled for 6 ms, the workers for 20.
+    assertThat(window.compilerCpuMillis())
+        .containsEntry("lock-server", 0.003)
+        .containsEntry("workers", 0.01)
+        .containsEntry("all", 0.013);
+    assertThat(window.cpuMillis()).containsEntry("all", 0.1);
+    assertThat(tenth.compilerCpuMillis()).isEqualTo(0.013);
+  }
+
+  private static CostMeter.Reading reading(
+      long finished, long workerCpu, long lockServerCompiling, long workersCompiling) {
+    return new CostMeter.Reading(
+        finished,
+        finished * 1_000_000L,
+        java.time.Instant.ofEpochMilli(finished),
+        java.util.Map.of("workers", workerCpu),
+        java.util.Map.of("lock-server", lockServerCompiling, "workers", workersCompiling),
+        java.util.Map.of(),
+        java.util.Map.of(),
+        0,
+        0,
+        0,
+        java.util.Map.of());
+  }
 }

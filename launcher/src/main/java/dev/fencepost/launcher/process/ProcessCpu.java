@@ -3,7 +3,10 @@ package dev.fencepost.launcher.process;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * CPU time a process has used, read from Linux's {@code /proc/<pid>/stat}: its own (user + system)
@@ -51,6 +54,56 @@ public record ProcessCpu(long ownNanos, long reapedChildrenNanos) {
       total += handle.descendants().mapToLong(d -> of(d.pid()).totalNanos()).sum();
     }
     return total;
+  }
+
+  /**
+   * The CPU so far of {@code pid}'s JIT compiler threads, HotSpot's {@code C1 CompilerThread<n>}
+   * and {@code C2 CompilerThread<n>} (the kernel keeps 15 characters of a thread's name: {@code C2
+   * CompilerThre}), from {@code /proc/<pid>/task/<tid>/stat}; 0 when the process is gone or is not
+   * a HotSpot JVM. Read beside {@link #of} it says how much of a JVM's CPU went to compiling its
+   * own code rather than running it: a measure of how far from warm it is.
+   */
+  public static long compilerNanos(long pid) {
+    return compilerThreads(pid).values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  /**
+   * The same by thread id. HotSpot may stop a compiler thread it no longer needs and start another
+   * later; a stopped thread's time leaves {@code /proc/<pid>/task} with it, so a caller that adds
+   * up a window keeps what it last saw of each thread.
+   */
+  public static Map<Long, Long> compilerThreads(long pid) {
+    Map<Long, Long> byThread = new TreeMap<>();
+    if (pid <= 0) {
+      return byThread;
+    }
+    try (Stream<Path> threads = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+      threads.forEach(
+          task -> {
+            try {
+              String stat = Files.readString(task.resolve("stat"));
+              if (isCompilerThread(stat)) {
+                byThread.put(Long.parseLong(task.getFileName().toString()), parse(stat).ownNanos());
+              }
+            } catch (IOException | RuntimeException e) {
+              // the thread ended between listing and reading
+            }
+          });
+    } catch (IOException | RuntimeException e) {
+      // the process is gone
+    }
+    return byThread;
+  }
+
+  /** Whether a thread's {@code stat} line names one of HotSpot's JIT compiler threads. */
+  static boolean isCompilerThread(String stat) {
+    int open = stat.indexOf('(');
+    int close = stat.lastIndexOf(')');
+    if (open < 0 || close < open) {
+      return false;
+    }
+    String name = stat.substring(open + 1, close);
+    return name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre");
   }
 
   /** Own plus reaped children. */

@@ -61,4 +61,39 @@ class ProcessCpuTest {
       parent.destroyForcibly().waitFor();
     }
   }
+
+  @Test
+  void onlyHotSpotsCompilerThreadsAreCountedAsCompiling() {
+    assertThat(ProcessCpu.isCompilerThread("71 (C2 CompilerThre) S 1 2 3 0 -1 0 0 0 0 0 9 1"))
+        .isTrue();
+    assertThat(ProcessCpu.isCompilerThread("72 (C1 CompilerThre) S 1 2 3 0 -1 0 0 0 0 0 9 1"))
+        .isTrue();
+    assertThat(ProcessCpu.isCompilerThread("73 (GC Thread#0) S 1 2 3 0 -1 0 0 0 0 0 9 1"))
+        .isFalse();
+    assertThat(ProcessCpu.isCompilerThread("74 (https-jsse-nio-) S 1 2 3 0 -1 0 0 0 0 0 9 1"))
+        .isFalse();
+    assertThat(ProcessCpu.isCompilerThread("75 (C2) S 1 2 3 0 -1 0 0 0 0 0 9 1")).isFalse();
+    assertThat(ProcessCpu.isCompilerThread("no name here")).isFalse();
+  }
+
+  @Test
+  void aRunningJvmsCompilerThreadsHaveUsedSomeButNotAllOfItsCpu() {
+    // Work enough to be compiled: this JVM's compilers have run by the time it is done.
+    long sum = 0;
+    for (int i = 0; i < 50_000_000; i++) {
+      sum += Integer.toString(i & 1023).length();
+    }
+    assertThat(sum).isPositive();
+    long pid = ProcessHandle.current().pid();
+
+    long compiling = ProcessCpu.compilerNanos(pid);
+
+    assertThat(compiling).isPositive().isLessThan(ProcessCpu.of(pid).ownNanos());
+  }
+
+  @Test
+  void aProcessThatIsGoneHasNoCompilerTime() {
+    assertThat(ProcessCpu.compilerNanos(-1)).isZero();
+    assertThat(ProcessCpu.compilerNanos(Integer.MAX_VALUE)).isZero();
+  }
 }
