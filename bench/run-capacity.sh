@@ -15,10 +15,11 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$(mktemp -d /tmp/capacity-XXXXXX)}
 DOC=${DOC:-docs/capacity.md}
 PAYOUTS=${PAYOUTS:-4000}
-# The warm-up of ADR 0202: 4,000 left the platform at about twice its warm cost per payout.
-WARMUP=${WARMUP_PAYOUTS:-30000}
+# The warm-up of ADRs 0202 and 0217: 4,000 left the platform at about twice its warm cost per
+# payout, and the JVMs' compilers were still busy after 30,000.
+WARMUP=${WARMUP_PAYOUTS:-60000}
 JVM=${JVM:-production}
-DEADLINE=${WORKER_DEADLINE_SECONDS:-2400}
+DEADLINE=${WORKER_DEADLINE_SECONDS:-3600}
 # Threads per worker process at each size; two worker processes each.
 SIZES=${SIZES:-"4 8 16"}
 mkdir -p "$OUT"

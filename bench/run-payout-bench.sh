@@ -25,16 +25,17 @@ PAYOUTS_300MS=${PAYOUTS_300MS:-4000}
 # 3,000 so that the A-07 shape, with its 0.5 % ambiguous outcomes, still has 2,000 POSTED attempts
 # behind its p99 (ADR 0183); fewer and the table prints "not enough samples" instead.
 PAYOUTS_A07=${PAYOUTS_A07:-3000}
-# Each shape first runs this many payouts unmeasured (ADRs 0196 and 0202): the figures are those of
-# a warmed platform, as its long-running services and looping workers are in production, not of
-# JVMs compiling their code. A 100,000-payout run's CPU per payout fell from 31 to 12 ms over its
-# first 30,000 payouts and moved little after them; 5,000 had left it at about 30.
-WARMUP=${WARMUP_PAYOUTS:-30000}
+# Each shape first runs this many payouts unmeasured (ADRs 0196, 0202 and 0217): the figures are
+# those of a warmed platform, as its long-running services and looping workers are in production,
+# not of JVMs compiling their code. In the 0 ms shape the JVMs' compiler threads still took a fifth
+# to two fifths of each JVM's CPU after 30,000 payouts, and under 5 % from about 50,000 on. Each
+# shape's table says how much of its window the compilers took, so a run that was not warm says so.
+WARMUP=${WARMUP_PAYOUTS:-60000}
 # The services' and workers' JVM flags: production (the JVM's defaults, as the images run) or lean.
 JVM=${JVM:-production}
 # Each shape's worker phase is bounded: on a shared machine an overloaded run is stopped and what
 # finished is measured (the table says so) instead of the script running for an hour.
-DEADLINE=${WORKER_DEADLINE_SECONDS:-1800}
+DEADLINE=${WORKER_DEADLINE_SECONDS:-3600}
 mkdir -p "$OUT"
 
 # What it measures is built from this working tree, every module local-stack runs included (-am),
@@ -259,6 +260,7 @@ row("lock-server requests by URI", lambda s: ", ".join(f"{u} {v:.2f}" for u, v i
 row("loopback KiB sent (every process)", lambda s: f"{win(s)['loopbackBytes'] / 1024:.1f}")
 row("WAL KiB", lambda s: f"{win(s)['walBytes'] / 1024:.1f}")
 row("CPU ms per payout by tenth of the run (warm-up first)", lambda s: " / ".join(f"{t['cpuMillis']:.0f}" for t in m(s)["costs"]["tenths"]))
+row("... of it, the JIT compiler threads", lambda s: " / ".join(f"{t.get('compilerCpuMillis', float('nan')):.1f}" for t in m(s)["costs"]["tenths"]))
 lines.append("")
 sts = win(z).get("statements") or []
 if sts:
