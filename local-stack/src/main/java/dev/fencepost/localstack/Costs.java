@@ -34,22 +34,31 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
     static Tenth between(CostMeter.Reading from, CostMeter.Reading to) {
       long payouts = to.finished() - from.finished();
       double n = Math.max(1, payouts);
-      long all = 0;
-      for (Map.Entry<String, Long> e : to.cpuNanos().entrySet()) {
-        all += e.getValue() - from.cpuNanos().getOrDefault(e.getKey(), 0L);
-      }
-      long workers = to.cpuNanos().get("workers") - from.cpuNanos().getOrDefault("workers", 0L);
-      long compiling = 0;
-      for (Map.Entry<String, Long> e : to.compilerNanos().entrySet()) {
-        compiling += e.getValue() - from.compilerNanos().getOrDefault(e.getKey(), 0L);
-      }
+      Map<String, Double> cpu = perPayout(from.cpuNanos(), to.cpuNanos(), 1e6, n);
       return new Tenth(
           payouts,
           (to.nanos() - from.nanos()) / 1e9,
-          all / 1e6 / n,
-          workers / 1e6 / n,
-          compiling / 1e6 / n);
+          cpu.get("all"),
+          cpu.get("workers"),
+          perPayout(from.compilerNanos(), to.compilerNanos(), 1e6, n).get("all"));
     }
+  }
+
+  /**
+   * Each counter's growth between two readings in {@code unit}s per payout ({@code n} payouts), and
+   * their sum as {@code all}.
+   */
+  static Map<String, Double> perPayout(
+      Map<String, Long> from, Map<String, Long> to, double unit, double n) {
+    Map<String, Double> perPayout = new LinkedHashMap<>();
+    long all = 0;
+    for (Map.Entry<String, Long> e : to.entrySet()) {
+      long delta = e.getValue() - from.getOrDefault(e.getKey(), 0L);
+      all += delta;
+      perPayout.put(e.getKey(), delta / unit / n);
+    }
+    perPayout.put("all", all / unit / n);
+    return perPayout;
   }
 
   /** Statements listed per window, the most expensive first. */
@@ -108,30 +117,9 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
       long payouts = to.finished() - from.finished();
       double n = Math.max(1, payouts);
       double seconds = (to.nanos() - from.nanos()) / 1e9;
-      Map<String, Double> cpu = new LinkedHashMap<>();
-      long allNanos = 0;
-      for (Map.Entry<String, Long> e : to.cpuNanos().entrySet()) {
-        long nanos = e.getValue() - from.cpuNanos().getOrDefault(e.getKey(), 0L);
-        allNanos += nanos;
-        cpu.put(e.getKey(), nanos / 1e6 / n);
-      }
-      cpu.put("all", allNanos / 1e6 / n);
-      Map<String, Double> compiling = new LinkedHashMap<>();
-      long allCompiling = 0;
-      for (Map.Entry<String, Long> e : to.compilerNanos().entrySet()) {
-        long nanos = e.getValue() - from.compilerNanos().getOrDefault(e.getKey(), 0L);
-        allCompiling += nanos;
-        compiling.put(e.getKey(), nanos / 1e6 / n);
-      }
-      compiling.put("all", allCompiling / 1e6 / n);
-      Map<String, Double> commits = new LinkedHashMap<>();
-      long allCommits = 0;
-      for (Map.Entry<String, Long> e : to.commits().entrySet()) {
-        long delta = e.getValue() - from.commits().getOrDefault(e.getKey(), 0L);
-        allCommits += delta;
-        commits.put(e.getKey(), delta / n);
-      }
-      commits.put("all", allCommits / n);
+      Map<String, Double> cpu = perPayout(from.cpuNanos(), to.cpuNanos(), 1e6, n);
+      Map<String, Double> compiling = perPayout(from.compilerNanos(), to.compilerNanos(), 1e6, n);
+      Map<String, Double> commits = perPayout(from.commits(), to.commits(), 1, n);
       Map<String, Double> requests = new LinkedHashMap<>();
       Map<String, Map<String, Double>> byUri = new LinkedHashMap<>();
       long allRequests = 0;
@@ -157,7 +145,7 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
           complete,
           cpu,
           compiling,
-          seconds <= 0 ? 0 : allNanos / 1e9 / seconds,
+          seconds <= 0 ? 0 : cpu.get("all") * n / 1e3 / seconds,
           commits,
           requests,
           byUri,
