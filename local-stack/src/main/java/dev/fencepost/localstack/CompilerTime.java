@@ -12,16 +12,17 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class CompilerTime {
 
-  private record Thread(long pid, long tid) {}
+  private record CompilerThread(long pid, long tid) {}
 
-  private final Map<Thread, Long> seen = new ConcurrentHashMap<>();
+  private final Map<CompilerThread, Long> seen = new ConcurrentHashMap<>();
 
   /**
    * Records what {@code pid}'s compiler threads have used by now ({@code
    * ProcessCpu.compilerThreads}) and returns its total so far.
    */
   long record(long pid, Map<Long, Long> nanosByThread) {
-    nanosByThread.forEach((tid, nanos) -> seen.merge(new Thread(pid, tid), nanos, Math::max));
+    nanosByThread.forEach(
+        (tid, nanos) -> seen.merge(new CompilerThread(pid, tid), nanos, Math::max));
     return soFar(pid);
   }
 
