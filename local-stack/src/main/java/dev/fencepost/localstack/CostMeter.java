@@ -153,9 +153,12 @@ final class CostMeter {
     Instant at = Instant.now();
     Map<String, Long> cpu = new LinkedHashMap<>();
     long workerNanos = ProcessCpu.self().reapedChildrenNanos();
+    java.util.List<Long> liveWorkers = new java.util.ArrayList<>();
     for (JavaProcess worker : workers.get()) {
+      workerPids.add(worker.pid());
       if (worker.isAlive()) {
         workerNanos += ProcessCpu.of(worker.pid()).ownNanos();
+        liveWorkers.add(worker.pid());
       }
     }
     cpu.put("workers", workerNanos);
@@ -176,14 +179,9 @@ final class CostMeter {
                         .sum()));
     cpu.put("local-stack", ProcessCpu.self().ownNanos());
 
-    // The JVMs' compiler threads, read with the rest of the CPU (ADR 0217).
+    // The JVMs' compiler threads, read after the rest of the CPU (ADR 0217).
     Map<String, Long> compiling = new LinkedHashMap<>();
-    for (JavaProcess worker : workers.get()) {
-      workerPids.add(worker.pid());
-      if (worker.isAlive()) {
-        compiled(worker.pid());
-      }
-    }
+    liveWorkers.forEach(this::compiled);
     compiling.put("workers", workerPids.stream().mapToLong(compilers::soFar).sum());
     compiling.put("lock-server", compiled(platform.lockServer()));
     compiling.put("rail-proxy", compiled(platform.railProxy()));
