@@ -12,7 +12,26 @@ bench_build_local_stack() {
   ./mvnw -B -q -pl local-stack -am package -DskipTests -Dspotless.check.skip=true -Djib.skip=true
 }
 
-# Runs `java -jar local-stack ARGS...` once as NAME, keeping in $OUT: NAME.command, NAME.log, the
+# Waits until the 1-minute load average is below QUIET_LOAD (default 1), for at most
+# QUIET_WAIT_SECONDS (default 900), and writes the seconds waited to FILE. Shapes run back to back:
+# the previous shape's 32 to 96 payout threads leave a load of 20 to 60 behind them, which decays
+# in about four minutes, and a shape started into it is measured on a machine that is not quiet.
+# A wait that runs out is written as "N (load still L)" and the shape runs anyway: the report
+# carries its load before, so a shape started busy says so.
+bench_wait_for_quiet() {
+  local file=$1 limit=${QUIET_LOAD:-1} budget=${QUIET_WAIT_SECONDS:-900} started=$SECONDS
+  while awk -v limit="$limit" '{exit !($1 >= limit)}' /proc/loadavg; do
+    if [ $((SECONDS - started)) -ge "$budget" ]; then
+      echo "$((SECONDS - started)) (load still $(cut -d' ' -f1 /proc/loadavg))" > "$file"
+      return
+    fi
+    sleep 5
+  done
+  echo "$((SECONDS - started))" > "$file"
+}
+
+# Runs `java -jar local-stack ARGS...` once as NAME, once the machine is quiet (above), keeping in
+# $OUT: NAME.command, NAME.quiet-wait, NAME.log, the
 # load average and the CPU probe before and after (NAME.load-before/-after, NAME.probe-before/-after)
 # and the wall time in seconds (NAME.wall). A failed run is reported, not fatal: its missing
 # summary is what the caller checks.
@@ -21,6 +40,7 @@ bench_run_local_stack() {
   shift
   echo "== $name: java -jar $(jar) $*"
   echo "java -jar $(jar) $*" > "$OUT/$name.command"
+  bench_wait_for_quiet "$OUT/$name.quiet-wait"
   bench_loadavg | tee "$OUT/$name.load-before"
   bench_cpu_probe > "$OUT/$name.probe-before"
   started=$SECONDS

@@ -89,6 +89,8 @@ def load(name):
     s = json.load(open(f"{out}/{name}.json"))
     s["loadBefore"] = text(f"{out}/{name}.load-before")
     s["loadAfter"] = text(f"{out}/{name}.load-after")
+    wait = f"{out}/{name}.quiet-wait"
+    s["quietWait"] = text(wait) if os.path.exists(wait) else "?"
     s["wall"] = int(open(f"{out}/{name}.wall").read())
     s["probe"] = probe(out, name)
     return s
@@ -220,6 +222,7 @@ row("attempts by outcome", lambda s: ", ".join(f"{k} {v}" for k, v in m(s)["atte
 row("finished before the worker deadline", lambda s: "no: stopped, unfinished payouts not measured" if m(s)["stoppedAtDeadline"] else "yes")
 row("duplicates / ledger", lambda s: f"{s['duplicates']} / {'balanced' if s['ledgerBalanced'] else 'NOT balanced'}")
 row("command wall time", lambda s: f"{s['wall']} s")
+row("seconds waited for a 1-minute load below 1 before the shape", lambda s: s["quietWait"])
 row("load average before / after the shape", lambda s: f"{s['loadBefore']} / {s['loadAfter']}")
 row("load average at worker start / end", lambda s: f"{m(s)['loadAtStart']} / {m(s)['loadAtEnd']}")
 row("CPU probe ms before / after the shape (machine speed, lower is faster; ADR 0202)", lambda s: s["probe"])
