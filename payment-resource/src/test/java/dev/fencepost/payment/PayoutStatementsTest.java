@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencepost.lock.FencingToken;
+import dev.fencepost.testsupport.postgres.CountingDataSource;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
