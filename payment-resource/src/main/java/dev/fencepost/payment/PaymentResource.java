@@ -99,6 +99,31 @@ public final class PaymentResource {
     return apply(payout, PayoutEvent.CLAIM, token, worker, null);
   }
 
+  /**
+   * {@link #claim} for a payout the caller saw PENDING in a snapshot (a candidate), without reading
+   * it first: the claim's transaction reads it anyway, under the account's fence. When it is
+   * PENDING, the claim is made as {@link #claim} makes it. When another worker has moved it on
+   * since the snapshot, nothing changes (the fence advance is rolled back too), no rejection is
+   * signalled, and the payout comes back as found, to act on its state (FR-14, ADR 0218).
+   *
+   * @throws FencedOutException as {@link #claim}: a newer grant exists for the account
+   * @throws IllegalTransitionException only when {@code worker} is not a worker
+   * @throws PayoutNotFoundException when there is no such payout
+   */
+  public ClaimAttempt claimIfPending(PayoutId payout, FencingToken token, Actor worker) {
+    try {
+      Checks.present(payout, "a payout id");
+      Checks.token(token);
+      Checks.present(worker, "an actor");
+      return engine.claimIfPending(payout, token, worker);
+    } catch (IllegalTransitionException | LedgerImbalanceException e) {
+      throw e; // signalled where they happen, with more context
+    } catch (PaymentResourceException e) {
+      signals.requestRejected(PayoutEvent.CLAIM.name(), e);
+      throw e;
+    }
+  }
+
   /** CLAIMED -> CLAIMED: a later holder takes over after the claimer died (UC-04). */
   public Payout reclaim(PayoutId payout, FencingToken token, Actor worker) {
     return apply(payout, PayoutEvent.RECLAIM, token, worker, null);

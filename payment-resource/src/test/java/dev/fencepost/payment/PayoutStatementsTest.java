@@ -65,6 +65,33 @@ class PayoutStatementsTest {
   }
 
   @Test
+  void aClaimOfACandidateSeenPendingIsTheClaimsStatementsWithNoReadBeforeThem() {
+    PayoutId id = pendingPayout("acc-statements-5");
+
+    List<String> claim = statementsOf(() -> resource.claimIfPending(id, TOKEN, WORKER));
+
+    assertFencedTransition(claim);
+    assertThat(claim).as("ADR 0218: the claim's re-read is the worker's").hasSize(4);
+    assertThat(claim.get(1)).startsWith("SELECT").contains("FROM payout WHERE id = ?");
+  }
+
+  @Test
+  void aClaimThatFindsThePayoutMovedOnStopsAtItsReadAndLeavesNoAuditRow() {
+    PayoutId id = pendingPayout("acc-statements-6");
+    resource.claim(id, TOKEN, WORKER);
+    Paydb paydb = new Paydb(pool);
+    int auditRows = paydb.auditOf(id).size();
+
+    List<String> found =
+        statementsOf(() -> resource.claimIfPending(id, FencingToken.of(43), WORKER));
+
+    assertThat(found).hasSize(2);
+    assertThat(found.get(0)).startsWith("UPDATE account a").contains("a.fence <= ?");
+    assertThat(found.get(1)).startsWith("SELECT").contains("FROM payout WHERE id = ?");
+    assertThat(paydb.auditOf(id)).hasSize(auditRows);
+  }
+
+  @Test
   void thePostingAddsTheGroupBothLegsInOneStatementTheBalancesAndTheTwoLedgerChecks() {
     PayoutId id = pendingPayout("acc-statements-2");
     resource.claim(id, TOKEN, WORKER);

@@ -7,6 +7,7 @@ import dev.fencepost.lock.LockLostException;
 import dev.fencepost.lock.client.HeldLock;
 import dev.fencepost.lock.client.LockTemplate;
 import dev.fencepost.payment.Actor;
+import dev.fencepost.payment.ClaimAttempt;
 import dev.fencepost.payment.IllegalTransitionException;
 import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
@@ -52,7 +53,9 @@ import org.slf4j.LoggerFactory;
  *       LockServiceUnavailableException} after the starter's bounded jittered retries, so nothing
  *       is claimed without a grant (FR-27, FR-28, UC-08).
  *   <li>Re-read the payout inside the grant (FR-14) and act on its state, never on the snapshot
- *       that made it a candidate, and never on elapsed time (FR-24).
+ *       that made it a candidate, and never on elapsed time (FR-24). For a candidate seen PENDING
+ *       the re-read is the claim's own, made in its fenced transaction: a payout still PENDING is
+ *       claimed, one moved on comes back unchanged to be acted on (ADR 0218).
  *   <li>{@link HeldLock#ensureHeld()} right before each side effect (FR-13; liveness only: the
  *       guards are the safety, INV-05).
  *   <li>A fenced refusal at either guard aborts this payout at once; its token is never used again
@@ -126,7 +129,7 @@ public final class PayoutExecutor {
     PayoutResult result;
     try {
       Optional<PayoutResult> done =
-          locks.tryExecute(key, lockWait, lock -> underGrant(candidate.id(), key, lock));
+          locks.tryExecute(key, lockWait, lock -> underGrant(candidate, key, lock));
       result =
           done.orElseGet(
               () -> new PayoutResult(candidate.id(), PayoutOutcome.SKIPPED_LOCK_HELD, "lock held"));
@@ -164,10 +167,24 @@ public final class PayoutExecutor {
     return result;
   }
 
-  private PayoutResult underGrant(PayoutId id, LockKey key, HeldLock lock) {
+  private PayoutResult underGrant(Payout candidate, LockKey key, HeldLock lock) {
     FencingToken token = lock.token();
-    Payout payout = paydb.findPayout(id).orElseThrow(); // FR-14: the truth is this re-read
+    PayoutId id = candidate.id();
+    Payout payout = candidate;
     try {
+      if (candidate.state() == PayoutState.PENDING) {
+        // FR-14 without a read of its own (ADR 0218): the claim reads the payout inside its fenced
+        // transaction and claims it only if it is still PENDING; otherwise it changes nothing and
+        // hands back the payout as it found it, to be acted on below.
+        lock.ensureHeld();
+        ClaimAttempt claim = claimIfPending(candidate, token);
+        if (claim.claimed()) {
+          return afterClaim(claim.payout(), key, lock, token);
+        }
+        payout = claim.payout();
+      } else {
+        payout = paydb.findPayout(id).orElseThrow(); // FR-14: the truth is this re-read
+      }
       return switch (payout.state()) {
         case POSTED, FAILED, ABANDONED ->
             result(id, PayoutOutcome.ALREADY_TERMINAL, "found " + payout.state());
@@ -189,12 +206,53 @@ public final class PayoutExecutor {
     }
   }
 
+  /** Only if a payout went back to PENDING, which no transition does: claims it as read. */
   private PayoutResult fromPending(Payout payout, LockKey key, HeldLock lock, FencingToken token) {
     lock.ensureHeld();
     Payout claimed =
         write(Kind.CLAIM, payout, token, () -> paydb.claim(payout.id(), token, worker));
+    return afterClaim(claimed, key, lock, token);
+  }
+
+  /**
+   * The claim of a PENDING candidate, reported to the effect listener as a CLAIM only when it was
+   * made (or refused): a payout found moved on was a read, as the re-read it replaces.
+   */
+  private ClaimAttempt claimIfPending(Payout candidate, FencingToken token) {
+    long nanos = System.nanoTime();
+    Instant at = Instant.now();
+    String outcome = "OK";
+    ClaimAttempt claim = null;
+    try {
+      claim = paydb.claimIfPending(candidate.id(), token, worker);
+      return claim;
+    } catch (FencedOutException e) {
+      outcome = "FENCED_OUT";
+      throw e;
+    } catch (IllegalTransitionException e) {
+      outcome = "REFUSED_TRANSITION";
+      throw e;
+    } catch (RuntimeException e) {
+      outcome = "ERROR";
+      throw e;
+    } finally {
+      if (claim == null || claim.claimed()) {
+        effects.attempted(
+            new Effect(
+                Kind.CLAIM,
+                candidate.id(),
+                candidate.accountId(),
+                token.value(),
+                outcome,
+                nanos,
+                at));
+      }
+    }
+  }
+
+  private PayoutResult afterClaim(Payout claimed, LockKey key, HeldLock lock, FencingToken token) {
     if (claimed.state() == PayoutState.FAILED) {
-      return result(payout.id(), PayoutOutcome.FAILED_INSUFFICIENT_FUNDS, claimed.failureReason());
+      return result(claimed.id(), PayoutOutcome.FAILED_INSUFFICIENT_FUNDS, claimed.failureReason());
     }
     failpoint.reached(Point.CLAIMED, claimed);
     return submit(claimed, key, lock, token);

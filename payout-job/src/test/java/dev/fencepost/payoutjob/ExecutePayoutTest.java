@@ -2,12 +2,19 @@ package dev.fencepost.payoutjob;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencepost.lock.client.LockTemplate;
 import dev.fencepost.payment.AccountId;
+import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
+import dev.fencepost.payment.autoconfigure.PaydbAutoConfiguration;
 import dev.fencepost.testsupport.metrics.ScrapeCardinality;
+import dev.fencepost.testsupport.postgres.CountingDataSource;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -55,12 +62,50 @@ class ExecutePayoutTest extends OneWorkerTest {
     PayoutExecutor executor = worker.getBean(PayoutExecutor.class);
     assertThat(executor.execute(payout).outcome()).isEqualTo(PayoutOutcome.POSTED);
 
+    long fence = platform.payments.account(payout.accountId()).fence();
+
     // The same stale PENDING snapshot offered again, as a slow reader would (FR-14).
     PayoutResult again = executor.execute(payout);
 
     assertThat(again.outcome()).isEqualTo(PayoutOutcome.ALREADY_TERMINAL);
     assertThat(platform.movements(payout.id())).isEqualTo(1);
     assertThat(platform.submissions(payout.id())).isEqualTo(1);
+    assertThat(platform.payments.account(payout.accountId()).fence())
+        .as("ADR 0218: the claim that found it POSTED rolled its fence advance back")
+        .isEqualTo(fence);
+  }
+
+  @Test
+  @Tag("FR-14")
+  void aPendingCandidatesAttemptReadsThePayoutInsideItsClaimAndNotBefore() throws Exception {
+    Payout payout = platform.accountWithPayouts("oneread", 10_000, 1, 700).get(0);
+    CountingDataSource counted =
+        new CountingDataSource(
+            worker.getBean(PaydbAutoConfiguration.DATA_SOURCE_BEAN, DataSource.class));
+    PayoutExecutor executor =
+        new PayoutExecutor(
+            worker.getBean(LockTemplate.class),
+            new PaymentResource(counted, new SimpleMeterRegistry()),
+            worker.getBean(RailProxyClient.class),
+            PayoutFailpoint.NONE,
+            PayoutEffectListener.NONE,
+            "w-one-read",
+            Duration.ofMillis(250),
+            new SimpleMeterRegistry());
+    counted.reset();
+
+    assertThat(executor.execute(payout).outcome()).isEqualTo(PayoutOutcome.POSTED);
+
+    assertThat(counted.statements().get(0))
+        .as("the attempt's first statement is the claim's fence, with no read before it")
+        .startsWith("UPDATE account a");
+    assertThat(counted.statements())
+        .filteredOn(sql -> sql.contains("FROM payout WHERE id = ?"))
+        .as("the claim's and the posting's own re-reads, and no other")
+        .hasSize(2);
+    assertThat(counted.connections())
+        .as("one transaction for each of the four transitions, none for a read")
+        .isEqualTo(4);
   }
 
   @Test

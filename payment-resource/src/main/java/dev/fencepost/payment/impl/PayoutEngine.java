@@ -4,6 +4,7 @@ import dev.fencepost.lock.FencedOutException;
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.payment.AccountId;
 import dev.fencepost.payment.Actor;
+import dev.fencepost.payment.ClaimAttempt;
 import dev.fencepost.payment.IllegalTransitionException;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutEvent;
@@ -66,14 +67,54 @@ public final class PayoutEngine {
   private record Outcome(Payout payout, Transition transition) {}
 
   /**
+   * Thrown inside the transaction of {@link #claimIfPending} to roll it back, fence advance
+   * included, when the payout is no longer PENDING; never leaves this class.
+   */
+  private static final class NotPending extends RuntimeException {
+    private final transient Payout current;
+
+    NotPending(Payout current) {
+      super(null, null, false, false); // control flow: no stack trace
+      this.current = current;
+    }
+  }
+
+  /**
+   * CLAIM if the payout is PENDING, as {@link #apply} does it; otherwise rolls back (the fence
+   * advance too) and returns the payout as it found it, with no rejection signalled: for a caller
+   * that holds the account's grant and a snapshot saying PENDING, another state is news, not a
+   * refusal (ADR 0218). The state is read under the account row lock the fence advance takes, so it
+   * is as current as a re-read inside the grant.
+   */
+  public ClaimAttempt claimIfPending(PayoutId id, FencingToken token, Actor actor) {
+    try {
+      return new ClaimAttempt(apply(id, PayoutEvent.CLAIM, token, actor, null, true), true);
+    } catch (NotPending e) {
+      return new ClaimAttempt(e.current, false);
+    }
+  }
+
+  /**
    * @param detail the event's required text (rail reference, decline code, reason), already
    *     validated by the caller; null for events that take none
    */
   public Payout apply(
       PayoutId id, PayoutEvent event, FencingToken token, Actor actor, String detail) {
+    return apply(id, event, token, actor, detail, false);
+  }
+
+  private Payout apply(
+      PayoutId id,
+      PayoutEvent event,
+      FencingToken token,
+      Actor actor,
+      String detail,
+      boolean onlyIfPending) {
     Outcome outcome;
     try {
-      outcome = transactions.inTransaction(() -> applyFenced(id, event, token, actor, detail));
+      outcome =
+          transactions.inTransaction(
+              () -> applyFenced(id, event, token, actor, detail, onlyIfPending));
     } catch (FencedOutException e) {
       signals.fencedOut(e, id);
       throw e;
@@ -86,7 +127,12 @@ public final class PayoutEngine {
   }
 
   private Outcome applyFenced(
-      PayoutId id, PayoutEvent requested, FencingToken token, Actor actor, String detail) {
+      PayoutId id,
+      PayoutEvent requested,
+      FencingToken token,
+      Actor actor,
+      String detail,
+      boolean onlyIfPending) {
     AccountId account = fence.advance(id, token, actor.id());
 
     Transition expected = PayoutTransitions.forEvent(requested);
@@ -99,6 +145,11 @@ public final class PayoutEngine {
     }
 
     Payout current = payouts.find(id).orElseThrow(() -> new PayoutNotFoundException(id));
+    if (onlyIfPending
+        && current.state() != PayoutState.PENDING
+        && expected.trigger() == actor.role()) {
+      throw new NotPending(current);
+    }
 
     PayoutEvent event = requested;
     String reason = detail;
