@@ -39,6 +39,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -219,35 +220,12 @@ public final class PayoutExecutor {
    * made (or refused): a payout found moved on was a read, as the re-read it replaces.
    */
   private ClaimAttempt claimIfPending(Payout candidate, FencingToken token) {
-    long nanos = System.nanoTime();
-    Instant at = Instant.now();
-    String outcome = "OK";
-    ClaimAttempt claim = null;
-    try {
-      claim = paydb.claimIfPending(candidate.id(), token, worker);
-      return claim;
-    } catch (FencedOutException e) {
-      outcome = "FENCED_OUT";
-      throw e;
-    } catch (IllegalTransitionException e) {
-      outcome = "REFUSED_TRANSITION";
-      throw e;
-    } catch (RuntimeException e) {
-      outcome = "ERROR";
-      throw e;
-    } finally {
-      if (claim == null || claim.claimed()) {
-        effects.attempted(
-            new Effect(
-                Kind.CLAIM,
-                candidate.id(),
-                candidate.accountId(),
-                token.value(),
-                outcome,
-                nanos,
-                at));
-      }
-    }
+    return attempt(
+        Kind.CLAIM,
+        candidate,
+        token,
+        () -> paydb.claimIfPending(candidate.id(), token, worker),
+        ClaimAttempt::claimed);
   }
 
   private PayoutResult afterClaim(Payout claimed, LockKey key, HeldLock lock, FencingToken token) {
@@ -498,11 +476,22 @@ public final class PayoutExecutor {
 
   /** One fenced paydb write, reported to the effect listener with how the guard answered. */
   private Payout write(Kind what, Payout payout, FencingToken token, Supplier<Payout> call) {
+    return attempt(what, payout, token, call, written -> true);
+  }
+
+  /**
+   * A fenced paydb call, reported to the effect listener with how the guard answered, unless it
+   * returned a result that {@code changed} says changed nothing.
+   */
+  private <T> T attempt(
+      Kind what, Payout payout, FencingToken token, Supplier<T> call, Predicate<T> changed) {
     long nanos = System.nanoTime();
     Instant at = Instant.now();
     String outcome = "OK";
+    T result = null;
     try {
-      return call.get();
+      result = call.get();
+      return result;
     } catch (FencedOutException e) {
       outcome = "FENCED_OUT";
       throw e;
@@ -513,8 +502,10 @@ public final class PayoutExecutor {
       outcome = "ERROR";
       throw e;
     } finally {
-      effects.attempted(
-          new Effect(what, payout.id(), payout.accountId(), token.value(), outcome, nanos, at));
+      if (result == null || changed.test(result)) {
+        effects.attempted(
+            new Effect(what, payout.id(), payout.accountId(), token.value(), outcome, nanos, at));
+      }
     }
   }
 

@@ -49,8 +49,9 @@ class EffectListenerTest {
       assertThat(first.outcome()).isEqualTo(PayoutOutcome.FAILED_INSUFFICIENT_FUNDS);
       assertThat(again.outcome()).isEqualTo(PayoutOutcome.ALREADY_TERMINAL);
     }
-    // Insufficient funds is the claim's own outcome (accepted, FAILED): no submit follows, and the
-    // re-run finds the payout terminal on its re-read and attempts nothing.
+    // Insufficient funds is the claim's own outcome (accepted, FAILED): no submit follows. The
+    // re-run's claim finds the payout terminal and changes nothing, so it is not reported as an
+    // effect (ADR 0218).
     assertThat(seen).extracting(Effect::what).containsExactly(Kind.CLAIM);
     assertThat(seen).extracting(Effect::outcome).containsExactly("OK");
   }
