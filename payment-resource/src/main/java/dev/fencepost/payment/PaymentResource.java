@@ -111,17 +111,14 @@ public final class PaymentResource {
    * @throws PayoutNotFoundException when there is no such payout
    */
   public ClaimAttempt claimIfPending(PayoutId payout, FencingToken token, Actor worker) {
-    try {
-      Checks.present(payout, "a payout id");
-      Checks.token(token);
-      Checks.present(worker, "an actor");
-      return engine.claimIfPending(payout, token, worker);
-    } catch (IllegalTransitionException | LedgerImbalanceException e) {
-      throw e; // signalled where they happen, with more context
-    } catch (PaymentResourceException e) {
-      signals.requestRejected(PayoutEvent.CLAIM.name(), e);
-      throw e;
-    }
+    return signalled(
+        PayoutEvent.CLAIM.name(),
+        () -> {
+          Checks.present(payout, "a payout id");
+          Checks.token(token);
+          Checks.present(worker, "an actor");
+          return engine.claimIfPending(payout, token, worker);
+        });
   }
 
   /** CLAIMED -> CLAIMED: a later holder takes over after the claimer died (UC-04). */
@@ -195,12 +192,12 @@ public final class PaymentResource {
   // ---- reads ------------------------------------------------------------------------------------
 
   public Optional<Payout> findPayout(PayoutId payout) {
-    return read("findPayout", () -> payouts.find(Checks.present(payout, "a payout id")));
+    return signalled("findPayout", () -> payouts.find(Checks.present(payout, "a payout id")));
   }
 
   /** The account's balance and fence, for observation only (see {@link AccountView}). */
   public AccountView account(AccountId account) {
-    return read(
+    return signalled(
         "account",
         () ->
             accounts
@@ -214,19 +211,19 @@ public final class PaymentResource {
    * left out; recover those through {@link #inFlight} first (A-15).
    */
   public List<Payout> pendingCandidates(int limit) {
-    return read("pendingCandidates", () -> payouts.pendingCandidates(Checks.pageSize(limit)));
+    return signalled("pendingCandidates", () -> payouts.pendingCandidates(Checks.pageSize(limit)));
   }
 
   /**
    * Claimed and not terminal (CLAIMED, RAIL_SUBMITTED, RAIL_ACKED, RAIL_AMBIGUOUS), stalest first.
    */
   public List<Payout> inFlight(int limit) {
-    return read("inFlight", () -> payouts.inFlight(Checks.pageSize(limit)));
+    return signalled("inFlight", () -> payouts.inFlight(Checks.pageSize(limit)));
   }
 
   /** Payouts in one state, longest there first; e.g. RAIL_AMBIGUOUS for the ageing SLI. */
   public List<Payout> inState(PayoutState state, int limit) {
-    return read(
+    return signalled(
         "inState", () -> payouts.inState(Checks.present(state, "a state"), Checks.pageSize(limit)));
   }
 
@@ -235,7 +232,7 @@ public final class PaymentResource {
    * time per account (A-15). A detective control for the reconciler behind INV-01.
    */
   public List<AccountId> accountsWithConcurrentInFlight(int limit) {
-    return read(
+    return signalled(
         "accountsWithConcurrentInFlight",
         () -> payouts.accountsWithConcurrentInFlight(Checks.pageSize(limit)));
   }
@@ -253,19 +250,15 @@ public final class PaymentResource {
    * PayoutEvent#FUNDS_INSUFFICIENT}, which no named method requests directly.
    */
   Payout apply(PayoutId payout, PayoutEvent event, FencingToken token, Actor actor, String detail) {
-    String operation = event == null ? "apply" : event.name();
-    try {
-      Checks.present(payout, "a payout id");
-      Checks.present(event, "an event");
-      Checks.token(token);
-      Checks.present(actor, "an actor");
-      return engine.apply(payout, event, token, actor, detail(event, detail));
-    } catch (IllegalTransitionException | LedgerImbalanceException e) {
-      throw e; // signalled where they happen, with more context
-    } catch (PaymentResourceException e) {
-      signals.requestRejected(operation, e);
-      throw e;
-    }
+    return signalled(
+        event == null ? "apply" : event.name(),
+        () -> {
+          Checks.present(payout, "a payout id");
+          Checks.present(event, "an event");
+          Checks.token(token);
+          Checks.present(actor, "an actor");
+          return engine.apply(payout, event, token, actor, detail(event, detail));
+        });
   }
 
   /**
@@ -286,9 +279,15 @@ public final class PaymentResource {
     };
   }
 
-  private <T> T read(String operation, Supplier<T> query) {
+  /**
+   * Runs {@code call}, signalling a rejected request for every refusal except the two the engine
+   * and the ledger signal themselves, where they happen and with more context.
+   */
+  private <T> T signalled(String operation, Supplier<T> call) {
     try {
-      return query.get();
+      return call.get();
+    } catch (IllegalTransitionException | LedgerImbalanceException e) {
+      throw e;
     } catch (PaymentResourceException e) {
       signals.requestRejected(operation, e);
       throw e;

@@ -57,20 +57,14 @@ public record ProcessCpu(long ownNanos, long reapedChildrenNanos) {
   }
 
   /**
-   * The CPU so far of {@code pid}'s JIT compiler threads, HotSpot's {@code C1 CompilerThread<n>}
-   * and {@code C2 CompilerThread<n>} (the kernel keeps 15 characters of a thread's name: {@code C2
-   * CompilerThre}), from {@code /proc/<pid>/task/<tid>/stat}; 0 when the process is gone or is not
-   * a HotSpot JVM. Read beside {@link #of} it says how much of a JVM's CPU went to compiling its
-   * own code rather than running it: a measure of how far from warm it is.
-   */
-  public static long compilerNanos(long pid) {
-    return compilerThreads(pid).values().stream().mapToLong(Long::longValue).sum();
-  }
-
-  /**
-   * The same by thread id. HotSpot may stop a compiler thread it no longer needs and start another
-   * later; a stopped thread's time leaves {@code /proc/<pid>/task} with it, so a caller that adds
-   * up a window keeps what it last saw of each thread.
+   * The CPU so far of each of {@code pid}'s JIT compiler threads, by thread id: HotSpot's {@code C1
+   * CompilerThread<n>} and {@code C2 CompilerThread<n>} (the kernel keeps 15 characters of a
+   * thread's name: {@code C2 CompilerThre}), from {@code /proc/<pid>/task/<tid>/stat}; empty when
+   * the process is gone or is not a HotSpot JVM. Read beside {@link #of} it says how much of a
+   * JVM's CPU went to compiling its own code rather than running it: a measure of how far from warm
+   * it is. HotSpot may stop a compiler thread it no longer needs and start another later; a stopped
+   * thread's time leaves {@code /proc/<pid>/task} with it, so a caller that adds up a window keeps
+   * what it last saw of each thread.
    */
   public static Map<Long, Long> compilerThreads(long pid) {
     Map<Long, Long> byThread = new TreeMap<>();
