@@ -28,8 +28,9 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * them (INV-07, ADR 0037, FR-30). Each call is one transaction of its own that first advances the
  * account's fence with {@code fence <= token} (ADR 0036), then applies exactly one row of {@link
  * PayoutTransitions}, conditional on the payout's current state (re-read first for a claim or a
- * posting, checked by the update itself otherwise; ADR 0216), with its audit row. It returns the
- * payout as committed, or throws and changes nothing:
+ * posting, checked by the update itself otherwise; ADR 0216), with its audit row; {@link #settle}
+ * alone applies three rows in its one transaction (ADR 0219). It returns the payout as committed,
+ * or throws and changes nothing:
  *
  * <ul>
  *   <li>{@link FencedOutException}: a newer grant exists for the account (FR-16). Abort, release
@@ -160,6 +161,30 @@ public final class PaymentResource {
    */
   public Payout post(PayoutId payout, FencingToken token, Actor worker) {
     return apply(payout, PayoutEvent.POST, token, worker, null);
+  }
+
+  /**
+   * The rail acknowledged the payout: CLAIMED -> RAIL_SUBMITTED -> RAIL_ACKED -> POSTED in one
+   * fenced transaction (from RAIL_SUBMITTED, the last two), each transition with its audit row and
+   * event, and the posting as {@link #post} makes it (ADR 0219). Until it commits the payout stays
+   * as it was, so a caller that cannot settle can still take the steps one at a time: {@link
+   * #markSubmitted}, {@link #recordRailAcked}, {@link #post}.
+   *
+   * @throws FencedOutException a newer grant exists for the account; nothing changed
+   * @throws IllegalTransitionException the payout is neither CLAIMED nor RAIL_SUBMITTED, or {@code
+   *     worker} is not a worker; refused as {@link #recordRailAcked} would refuse it
+   * @throws LedgerImbalanceException INV-03 would break; nothing changed
+   */
+  public Payout settle(PayoutId payout, FencingToken token, Actor worker, String railReference) {
+    return signalled(
+        PayoutEvent.RAIL_ACKED.name(),
+        () -> {
+          Checks.present(payout, "a payout id");
+          Checks.token(token);
+          Checks.present(worker, "an actor");
+          String reference = detail(PayoutEvent.RAIL_ACKED, railReference);
+          return engine.settle(payout, token, worker, reference);
+        });
   }
 
   // ---- reconciler (UC-05) -----------------------------------------------------------------------

@@ -17,8 +17,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * What a payout asks of paydb, statement by statement (ADR 0204). Every statement is a round trip
  * that both the worker and PostgreSQL pay for, and a payout makes four fenced transitions, so a
- * statement added to the path is paid four times per payout (ADR 0216 took out six). These counts
- * are the budget: a change that adds one fails here and has to say why.
+ * statement added to the path is paid four times per payout (ADR 0216 took out six; ADR 0219 makes
+ * the last three one transaction with one fence advance). These counts are the budget: a change
+ * that adds one fails here and has to say why.
  */
 class PayoutStatementsTest {
 
@@ -107,6 +108,25 @@ class PayoutStatementsTest {
         .filteredOn(sql -> sql.startsWith("INSERT INTO ledger_entry"))
         .singleElement()
         .satisfies(sql -> assertThat(sql).contains("), ("));
+  }
+
+  @Test
+  void aSettlementIsTheThreeStepsStatementsWithOneFenceAdvanceAndNoReadOfThePayout() {
+    PayoutId id = pendingPayout("acc-statements-7");
+    resource.claim(id, TOKEN, WORKER);
+
+    List<String> settle = statementsOf(() -> resource.settle(id, TOKEN, WORKER, "R-7"));
+
+    assertFencedTransition(settle);
+    assertThat(settle)
+        .as("ADR 0219: 13 statements in three transactions when made one at a time")
+        .hasSize(10)
+        .filteredOn(sql -> sql.startsWith("UPDATE account a") && sql.contains("a.fence <= ?"))
+        .hasSize(1);
+    assertThat(settle)
+        .as("the posting takes the payout from the acknowledgement's own update")
+        .noneMatch(sql -> sql.contains("FROM payout WHERE id = ?"));
+    assertThat(settle).filteredOn(sql -> sql.startsWith("WITH moved AS")).hasSize(3);
   }
 
   @Test

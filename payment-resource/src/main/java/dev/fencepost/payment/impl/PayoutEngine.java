@@ -14,6 +14,8 @@ import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payment.PayoutTransitions;
 import dev.fencepost.payment.PayoutTransitions.Refusal;
 import dev.fencepost.payment.PayoutTransitions.Transition;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -36,6 +38,10 @@ import java.util.Optional;
  * PayoutTransitions#forEvent}), so the conditional update is itself the state check, made under the
  * same account lock. Only when it moves nothing, or the actor's role is not the event's, is the
  * payout read, to refuse exactly as the table says.
+ *
+ * <p>{@link #settle} applies the three events that follow a rail's acknowledgement in one such
+ * transaction, under one fence advance, each with its own conditional update and audit row (ADR
+ * 0219).
  *
  * <p>Any refusal throws, and the transaction rolls back, including the fence advance: a refused
  * call leaves paydb exactly as it was. Events and counters are emitted after the outcome is final.
@@ -110,11 +116,71 @@ public final class PayoutEngine {
       Actor actor,
       String detail,
       boolean onlyIfPending) {
-    Outcome outcome;
+    return applyAll(
+            id,
+            token,
+            actor,
+            account ->
+                List.of(underFence(account, id, event, token, actor, detail, onlyIfPending, null)))
+        .payout();
+  }
+
+  /**
+   * The rail acknowledged a payout held CLAIMED (or found RAIL_SUBMITTED): SUBMIT_ACCEPTED if it is
+   * CLAIMED, then RAIL_ACKED with {@code railReference}, then POST, in one transaction under one
+   * fence advance (ADR 0219). Each is the transition {@link #apply} would make, with its audit row
+   * and, after the commit, its event. A payout in any other state is refused as RAIL_ACKED alone
+   * would refuse it, and nothing changes.
+   */
+  public Payout settle(PayoutId id, FencingToken token, Actor actor, String railReference) {
+    return applyAll(
+            id,
+            token,
+            actor,
+            account -> {
+              List<Outcome> moves = new ArrayList<>(3);
+              Transition submitted = PayoutTransitions.forEvent(PayoutEvent.SUBMIT_ACCEPTED);
+              if (submitted.trigger() == actor.role()) {
+                // Moves nothing from RAIL_SUBMITTED, which RAIL_ACKED then takes as it is.
+                move(id, submitted, token, actor, null)
+                    .ifPresent(payout -> moves.add(new Outcome(payout, submitted)));
+              }
+              Outcome acked =
+                  underFence(
+                      account,
+                      id,
+                      PayoutEvent.RAIL_ACKED,
+                      token,
+                      actor,
+                      railReference,
+                      false,
+                      null);
+              moves.add(acked);
+              // The row RAIL_ACKED returned is current: the fence holds the account's row lock.
+              moves.add(
+                  underFence(
+                      account, id, PayoutEvent.POST, token, actor, null, false, acked.payout()));
+              return moves;
+            })
+        .payout();
+  }
+
+  /** The transitions of one transaction, made after its fence advance; their outcomes in order. */
+  private interface Moves {
+    List<Outcome> under(AccountId account);
+  }
+
+  /**
+   * Advances the fence, makes {@code moves} in the same transaction, and signals each transition
+   * after the commit, or the refusal after the rollback.
+   *
+   * @return the last outcome
+   */
+  private Outcome applyAll(PayoutId id, FencingToken token, Actor actor, Moves moves) {
+    List<Outcome> outcomes;
     try {
-      outcome =
-          transactions.inTransaction(
-              () -> applyFenced(id, event, token, actor, detail, onlyIfPending));
+      outcomes =
+          transactions.inTransaction(() -> moves.under(fence.advance(id, token, actor.id())));
     } catch (FencedOutException e) {
       signals.fencedOut(e, id);
       throw e;
@@ -122,19 +188,26 @@ public final class PayoutEngine {
       signals.transitionRejected(e, token, actor);
       throw e;
     }
-    signals.transition(outcome.transition(), id, outcome.payout().accountId(), token, actor);
-    return outcome.payout();
+    for (Outcome outcome : outcomes) {
+      signals.transition(outcome.transition(), id, outcome.payout().accountId(), token, actor);
+    }
+    return outcomes.get(outcomes.size() - 1);
   }
 
-  private Outcome applyFenced(
+  /**
+   * One event, after the fence advance of its transaction.
+   *
+   * @param known the payout as this transaction last moved it, or null to read it where needed
+   */
+  private Outcome underFence(
+      AccountId account,
       PayoutId id,
       PayoutEvent requested,
       FencingToken token,
       Actor actor,
       String detail,
-      boolean onlyIfPending) {
-    AccountId account = fence.advance(id, token, actor.id());
-
+      boolean onlyIfPending,
+      Payout known) {
     Transition expected = PayoutTransitions.forEvent(requested);
     if (!readsThePayoutFirst(requested) && expected.trigger() == actor.role()) {
       Optional<Payout> moved = move(id, expected, token, actor, detail);
@@ -144,7 +217,8 @@ public final class PayoutEngine {
       // Not in the event's from-state: the read below finds where it is and refuses.
     }
 
-    Payout current = payouts.find(id).orElseThrow(() -> new PayoutNotFoundException(id));
+    Payout current =
+        known != null ? known : payouts.find(id).orElseThrow(() -> new PayoutNotFoundException(id));
     if (onlyIfPending
         && current.state() != PayoutState.PENDING
         && expected.trigger() == actor.role()) {
