@@ -14,7 +14,10 @@ import java.time.Instant;
 @FunctionalInterface
 public interface PayoutEffectListener {
 
-  /** The side effects, in the order a payout passes them. */
+  /**
+   * The side effects, in the order a payout passes them; {@link #SETTLE} stands for the three
+   * before it when they are made together.
+   */
   enum Kind {
     /** paydb PENDING to CLAIMED (or FAILED for insufficient funds). */
     CLAIM,
@@ -33,7 +36,12 @@ public interface PayoutEffectListener {
     /** paydb RAIL_SUBMITTED to RAIL_AMBIGUOUS with no recorded outcome. */
     RECORD_OUTCOME_MISSING,
     /** paydb RAIL_ACKED to POSTED with the ledger group. */
-    POST
+    POST,
+    /**
+     * paydb CLAIMED (or RAIL_SUBMITTED) to POSTED in one transaction: submitted, acknowledged and
+     * posted with the ledger group (ADR 0219). The step a worker takes when the rail acknowledged.
+     */
+    SETTLE
   }
 
   /**

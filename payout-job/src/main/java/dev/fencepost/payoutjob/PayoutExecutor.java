@@ -10,6 +10,7 @@ import dev.fencepost.payment.Actor;
 import dev.fencepost.payment.ClaimAttempt;
 import dev.fencepost.payment.IllegalTransitionException;
 import dev.fencepost.payment.PaymentResource;
+import dev.fencepost.payment.PaymentResourceException;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutId;
 import dev.fencepost.payment.PayoutState;
@@ -61,6 +62,10 @@ import org.slf4j.LoggerFactory;
  *       guards are the safety, INV-05).
  *   <li>A fenced refusal at either guard aborts this payout at once; its token is never used again
  *       (UC-03, FR-16).
+ *   <li>Once the proxy's record says the rail acknowledged, the payout is submitted, acknowledged
+ *       and posted in one paydb transaction (ADR 0219); if paydb refuses that settlement for a
+ *       reason of its own, the three are made one at a time, so RAIL_ACKED is recorded even when
+ *       the posting cannot be.
  * </ol>
  *
  * <p>Recovery by state and the proxy's record: CLAIMED with no proxy record was never sent, so it
@@ -355,6 +360,14 @@ public final class PayoutExecutor {
   private PayoutResult fromRecord(
       Payout payout, Submission record, HeldLock lock, FencingToken token) {
     PayoutId id = payout.id();
+    String outcome = record.outcome();
+    if ("ACKED".equals(outcome) && !failpoint.stepsThroughSettlement()) {
+      Optional<PayoutResult> settled = settle(payout, record.railReference(), lock, token);
+      if (settled.isPresent()) {
+        return settled.get();
+      }
+      // The settlement rolled back: paydb still holds the payout as read, so take the steps.
+    }
     if (payout.state() == PayoutState.CLAIMED) {
       lock.ensureHeld();
       Payout claimed = payout;
@@ -362,7 +375,6 @@ public final class PayoutExecutor {
           write(Kind.MARK_SUBMITTED, claimed, token, () -> paydb.markSubmitted(id, token, worker));
       failpoint.reached(Point.SUBMITTED, payout);
     }
-    String outcome = record.outcome();
     if ("ACKED".equals(outcome)) {
       lock.ensureHeld();
       Payout acked =
@@ -453,6 +465,41 @@ public final class PayoutExecutor {
             id,
             PayoutOutcome.CONTENT_MISMATCH,
             answer.toLowerCase() + " differs in " + String.join(",", differences)));
+  }
+
+  /**
+   * The rail acknowledged: submitted, acknowledged and posted in one paydb transaction (ADR 0219).
+   * Empty when paydb refused the settlement for a reason of its own (a ledger check, an amount that
+   * would overflow a balance): nothing changed, and the caller takes the three steps one at a time,
+   * so that paydb records RAIL_ACKED, money gone, even when the posting cannot be made. A
+   * fenced-out or refused settlement throws as any fenced write does.
+   */
+  private Optional<PayoutResult> settle(
+      Payout payout, String railReference, HeldLock lock, FencingToken token) {
+    lock.ensureHeld();
+    try {
+      write(
+          Kind.SETTLE,
+          payout,
+          token,
+          () -> paydb.settle(payout.id(), token, worker, railReference));
+      return Optional.of(result(payout.id(), PayoutOutcome.POSTED, ""));
+    } catch (IllegalTransitionException e) {
+      throw e;
+    } catch (PaymentResourceException e) {
+      log.atWarn()
+          .addKeyValue("event", "payout.settlement_refused")
+          .addKeyValue("payoutId", payout.id())
+          .addKeyValue("accountId", payout.accountId())
+          .addKeyValue("state", payout.state())
+          .addKeyValue("token", token.value())
+          .addKeyValue("code", e.code())
+          .log(
+              "paydb refused to settle {} in one transaction ({}); taking the steps one at a time",
+              payout.id(),
+              e.getMessage());
+      return Optional.empty();
+    }
   }
 
   private PayoutResult post(Payout acked, HeldLock lock, FencingToken token) {

@@ -26,10 +26,7 @@ class EffectListenerTest {
 
       assertThat(result.outcome()).isEqualTo(PayoutOutcome.POSTED);
     }
-    assertThat(seen)
-        .extracting(Effect::what)
-        .containsExactly(
-            Kind.CLAIM, Kind.SUBMIT, Kind.MARK_SUBMITTED, Kind.RECORD_ACKED, Kind.POST);
+    assertThat(seen).extracting(Effect::what).containsExactly(Kind.CLAIM, Kind.SUBMIT, Kind.SETTLE);
     assertThat(seen).extracting(Effect::outcome).containsOnly("OK");
     assertThat(seen).extracting(Effect::payoutId).containsOnly(payout.id());
     assertThat(seen).extracting(Effect::accountId).containsOnly(payout.accountId());

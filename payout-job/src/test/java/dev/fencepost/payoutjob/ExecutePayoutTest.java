@@ -1,9 +1,11 @@
 package dev.fencepost.payoutjob;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencepost.lock.client.LockTemplate;
 import dev.fencepost.payment.AccountId;
+import dev.fencepost.payment.LedgerImbalanceException;
 import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
@@ -20,6 +22,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.batch.core.BatchStatus;
 import org.springframework.batch.core.job.JobExecution;
+import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * UC-01 through the real job: lock server, paydb, proxy and rail stub, each payout under {@code
@@ -101,11 +104,47 @@ class ExecutePayoutTest extends OneWorkerTest {
         .startsWith("UPDATE account a");
     assertThat(counted.statements())
         .filteredOn(sql -> sql.contains("FROM payout WHERE id = ?"))
-        .as("the claim's and the posting's own re-reads, and no other")
-        .hasSize(2);
+        .as("the claim's own re-read, and no other (ADR 0219: none for the posting)")
+        .hasSize(1);
     assertThat(counted.connections())
-        .as("one transaction for each of the four transitions, none for a read")
-        .isEqualTo(4);
+        .as("one transaction for the claim and one for the settlement, none for a read")
+        .isEqualTo(2);
+  }
+
+  @Test
+  @Tag("INV-03")
+  void aSettlementPaydbRefusesIsMadeOneStepAtATimeSoThePayoutIsLeftRailAcked() {
+    Payout payout = platform.accountWithPayouts("settle-refused", 10_000, 1, 700).get(0);
+    JdbcClient paydb = JdbcClient.create(platform.services.paydb().dataSource());
+    // Behind the library's back, as LedgerNegativeControlTest does: the posting's INV-03 check
+    // then refuses, in the settlement and again in the posting on its own.
+    corruptBalance(paydb, payout, 1);
+    try {
+      assertThatThrownBy(() -> worker.getBean(PayoutExecutor.class).execute(payout))
+          .isInstanceOf(LedgerImbalanceException.class);
+
+      Payout left = platform.reload(payout);
+      assertThat(left.state())
+          .as("paydb records that the money left, though the posting could not be made")
+          .isEqualTo(PayoutState.RAIL_ACKED);
+      assertThat(left.railReference()).isNotBlank();
+      assertThat(platform.movements(payout.id())).isEqualTo(1);
+      assertThat(platform.submissions(payout.id())).isEqualTo(1);
+    } finally {
+      corruptBalance(paydb, payout, -1);
+    }
+    // Mended, the payout is posted as any RAIL_ACKED one is: by the next holder.
+    assertThat(worker.getBean(PayoutExecutor.class).execute(platform.reload(payout)).outcome())
+        .isEqualTo(PayoutOutcome.POSTED);
+    assertThat(platform.movements(payout.id())).isEqualTo(1);
+  }
+
+  private static void corruptBalance(JdbcClient paydb, Payout payout, long delta) {
+    paydb
+        .sql("UPDATE account SET balance_minor = balance_minor + :delta WHERE id = :id")
+        .param("delta", delta)
+        .param("id", payout.accountId().value())
+        .update();
   }
 
   @Test

@@ -150,9 +150,17 @@ final class Platform {
   void crashAt(Point point, Payout payout) {
     ConfigurableApplicationContext doomed =
         workerWithFailpoint(
-            (reached, p) -> {
-              if (reached == point) {
-                throw new WorkerDied(point);
+            new PayoutFailpoint() {
+              @Override
+              public void reached(Point reached, Payout p) {
+                if (reached == point) {
+                  throw new WorkerDied(point);
+                }
+              }
+
+              @Override
+              public boolean stepsThroughSettlement() {
+                return point.passedBySettlement();
               }
             });
     try {

@@ -48,6 +48,12 @@ final class ParkingFailpoint implements PayoutFailpoint {
     return resumed;
   }
 
+  /** A worker parked at RAIL_SUBMITTED or RAIL_ACKED must have committed it (ADR 0219). */
+  @Override
+  public boolean stepsThroughSettlement() {
+    return point.passedBySettlement();
+  }
+
   @Override
   public void reached(Point reached, Payout payout) {
     if (reached != point) {

@@ -41,10 +41,10 @@ final class Uc03Findings {
         - **b0 vs b, the reclaim race**: the proxy accepted w1's stale submission, because w2 had \
         not submitted yet and the proxy had never seen its token. That is not a duplicate: the \
         money moved once and w2 later found the proxy's record (409 DUPLICATE) and resolved from \
-        it. With the fence on, paydb refused w1's next write (MARK_SUBMITTED, FENCED_OUT) and w2 \
+        it. With the fence on, paydb refused w1's next write (SETTLE, FENCED_OUT) and w2 \
         finished the payout. With the fence **off**, w1's writes under T1 landed after w2's \
         re-claim under T2 (`guard_accepted_lower_token` = %d): the payout was posted by %s, a \
-        worker that no longer held the lock, and w2's own MARK_SUBMITTED was then refused by the \
+        worker that no longer held the lock, and w2's own SETTLE was then refused by the \
         state machine (REFUSED_TRANSITION, logged as `payout.unexpected_transition_refusal`). \
         Rail movements: %d (`duplicate_rail_movement` = %d), but the books were written under a \
         stale grant: exactly the INV-05 violation the fence exists to prevent.

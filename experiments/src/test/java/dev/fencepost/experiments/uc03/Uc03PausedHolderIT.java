@@ -71,7 +71,7 @@ class Uc03PausedHolderIT {
         Point.PROXY_ANSWERED,
         true,
         "frozen after the proxy answered, its paydb write is refused by the fence",
-        o -> refusedAt(o, "MARK_SUBMITTED")),
+        o -> refusedAt(o, "SETTLE")),
     RAIL_ACKED(
         "uc03-rail-acked",
         "UC-03: frozen after RAIL_ACKED, before posting",
@@ -212,9 +212,9 @@ class Uc03PausedHolderIT {
   }
 
   /**
-   * The long tier's freeze points: the fence's refusal of the stale MARK_SUBMITTED is also what
-   * matrix cell b0 shows in the test command, the stale posting's refusal is the same fence at a
-   * later transition, and the local deadline check is the lock client's own PausedHolderTest.
+   * The long tier's freeze points: the fence's refusal of the stale SETTLE is also what matrix cell
+   * b0 shows in the test command, the stale posting's refusal is the same fence at a later
+   * transition, and the local deadline check is the lock client's own PausedHolderTest.
    */
   @ParameterizedTest(name = "{0}")
   @EnumSource(value = FreezePoint.class, names = "CLAIMED", mode = EnumSource.Mode.EXCLUDE)
@@ -341,7 +341,7 @@ class Uc03PausedHolderIT {
   static void b0ThePaydbFenceRefusesTheStaleWrite(Outcome o) {
     assertSafeAndPostedOnce(o);
     Records.Effect stale = last(o.run().effectsOf("w1"));
-    assertThat(stale.what()).isEqualTo("MARK_SUBMITTED");
+    assertThat(stale.what()).isEqualTo("SETTLE");
     assertThat(stale.outcome()).isEqualTo("FENCED_OUT");
     // w1's submission under its stale token was accepted by the proxy and moved the money once;
     // w2 found it as a duplicate and completed the payout from the proxy's record.
@@ -364,14 +364,14 @@ class Uc03PausedHolderIT {
     // w2 found w1's submission at the proxy and its own paydb write was refused as a transition.
     assertThat(o.run().effectsOf("w2"))
         .extracting(e -> e.what() + "/" + e.outcome())
-        .contains("SUBMIT/DUPLICATE", "MARK_SUBMITTED/REFUSED_TRANSITION");
+        .contains("SUBMIT/DUPLICATE", "SETTLE/REFUSED_TRANSITION");
   }
 
   static void cUniquenessRefusesTheSecondSubmission(Outcome o) {
     assertSafeAndPostedOnce(o);
     assertThat(o.run().effectsOf("w1"))
         .anySatisfy(e -> assertThat(e.what() + "/" + e.outcome()).isEqualTo("SUBMIT/DUPLICATE"));
-    assertThat(lastOf(o, "w1")).isEqualTo("MARK_SUBMITTED/FENCED_OUT");
+    assertThat(lastOf(o, "w1")).isEqualTo("SETTLE/FENCED_OUT");
   }
 
   static void dHighWaterRefusesTheStaleSubmission(Outcome o) {
@@ -384,14 +384,14 @@ class Uc03PausedHolderIT {
     assertThat(o.movements()).isEqualTo(2);
     assertThat(o.finalState()).isEqualTo(PayoutState.POSTED);
     assertThat(o.run().count("multiple_postings")).isZero();
-    assertThat(lastOf(o, "w1")).isEqualTo("MARK_SUBMITTED/FENCED_OUT");
+    assertThat(lastOf(o, "w1")).isEqualTo("SETTLE/FENCED_OUT");
   }
 
   static void fOnlyTheStateMachineRefusesTheStaleWrite(Outcome o) {
     assertThat(o.run().count("duplicate_rail_movement")).isEqualTo(1);
     assertThat(o.movements()).isEqualTo(2);
     assertThat(o.run().count("multiple_postings")).isZero();
-    assertThat(lastOf(o, "w1")).isEqualTo("MARK_SUBMITTED/REFUSED_TRANSITION");
+    assertThat(lastOf(o, "w1")).isEqualTo("SETTLE/REFUSED_TRANSITION");
   }
 
   /** A worker's last effect as {@code WHAT/OUTCOME}. */
