@@ -24,13 +24,14 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * A worker's paydb path on its own: {@code probe.threads} (16) threads each take payouts of their
- * own accounts through the four fenced transitions a posted payout makes (claim, submitted, acked,
- * posted) with payment-resource, against a dedicated embedded PostgreSQL (synchronous_commit on, or
- * off with {@code -Dprobe.synchronousCommit=false}; the embedded servers' group commit) as paydb's
- * runtime role. {@code probe.warmup} (4,000) payouts first, then {@code probe.payouts} (12,000)
- * measured. Prints payouts a second, the CPU per payout of PostgreSQL (the postmaster and its
- * backends) and of this process, write transactions and WAL flushes per payout, and the p50/p99 of
- * one payout's four calls.
+ * own accounts through the fenced transitions a posted payout makes (the claim, then the settlement
+ * of ADR 0219, or with {@code -Dprobe.settle=false} submitted, acked and posted one at a time) with
+ * payment-resource, against a dedicated embedded PostgreSQL (synchronous_commit on, or off with
+ * {@code -Dprobe.synchronousCommit=false}; the embedded servers' group commit) as paydb's runtime
+ * role. {@code probe.warmup} (4,000) payouts first, then {@code probe.payouts} (12,000) measured.
+ * Prints payouts a second, the CPU per payout of PostgreSQL (the postmaster and its backends) and
+ * of this process, write transactions and WAL flushes per payout, and the p50/p99 of one payout's
+ * calls.
  *
  * <p>A diagnostic for changes to what a transition asks of paydb (ADR 0216), quicker and quieter
  * than the payout benchmark, which runs the lock server, the proxy and the rail beside it. No lock
@@ -45,6 +46,13 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 public final class PaydbProbe {
 
   private static final String CHANGELOG = "db/changelog/paydb/db.changelog-master.yaml";
+
+  /**
+   * true (the default): after the claim, the worker's settlement in one transaction (ADR 0219);
+   * false ({@code -Dprobe.settle=false}): the three transitions one transaction each, as before it.
+   */
+  private static final boolean SETTLE =
+      Boolean.parseBoolean(System.getProperty("probe.settle", "true"));
 
   private PaydbProbe() {}
 
@@ -143,15 +151,21 @@ public final class PaydbProbe {
               .single();
       System.out.printf(
           "%d threads, %d accounts, %d payouts measured after %d (%d posted in all),"
-              + " synchronous_commit %s%n",
-          threads, accounts, done, warmup, posted, synchronousCommit ? "on" : "off");
+              + " synchronous_commit %s, %s%n",
+          threads,
+          accounts,
+          done,
+          warmup,
+          posted,
+          synchronousCommit ? "on" : "off",
+          SETTLE ? "claim and settle" : "claim and three steps");
       System.out.printf("payouts/s                          %.1f%n", done / seconds);
       System.out.printf("CPU ms per payout, PostgreSQL      %.3f%n", pgCpu / 1e6 / done);
       System.out.printf("CPU ms per payout, this process    %.3f%n", ownCpu / 1e6 / done);
       System.out.printf("write transactions per payout      %.2f%n", (double) xids / done);
       System.out.printf("WAL flushes per payout             %.2f%n", (double) syncs / done);
       System.out.printf(
-          "one payout's four calls p50 / p99 ms  %.3f / %.3f%n",
+          "one payout's calls p50 / p99 ms   %.3f / %.3f%n",
           latency.getValueAtPercentile(50) / 1e6, latency.getValueAtPercentile(99) / 1e6);
       System.out.println("load after " + Provenance.loadAverage());
       for (Thread t : workers) {
@@ -163,6 +177,10 @@ public final class PaydbProbe {
 
   private static void pay(PaymentResource paydb, PayoutId id, FencingToken token, Actor worker) {
     paydb.claim(id, token, worker);
+    if (SETTLE) {
+      paydb.settle(id, token, worker, "R-" + id);
+      return;
+    }
     paydb.markSubmitted(id, token, worker);
     paydb.recordRailAcked(id, token, worker, "R-" + id);
     paydb.post(id, token, worker);
