@@ -27,7 +27,7 @@ class LedgerNegativeControlTest {
   @Test
   void postingOntoACorruptedBalanceFailsItsAssertionAndRollsBackEverything() {
     Payout acked = fx.scenarios().payoutIn(PayoutState.RAIL_ACKED);
-    corruptBalance(acked.accountId(), 1);
+    fx.paydb().corruptBalance(acked.accountId(), 1);
     var before = fx.paydb().snapshot();
 
     assertThatThrownBy(() -> fx.resource().post(acked.id(), FencingToken.of(50), Actor.worker("w")))
@@ -59,7 +59,7 @@ class LedgerNegativeControlTest {
     AccountId account = fx.scenarios().account(5_000);
     assertThat(fx.resource().ledgerAudit().driftOf(account)).isEmpty();
 
-    corruptBalance(account, -3);
+    fx.paydb().corruptBalance(account, -3);
 
     assertThat(fx.resource().ledgerAudit().driftOf(account))
         .hasValueSatisfying(
@@ -124,15 +124,6 @@ class LedgerNegativeControlTest {
               assertThat(m.state()).isEqualTo(PayoutState.POSTED);
               assertThat(m.hasPostingGroup()).isFalse();
             });
-  }
-
-  private static void corruptBalance(AccountId account, long delta) {
-    execute(
-        "UPDATE account SET balance_minor = balance_minor + "
-            + delta
-            + " WHERE id = '"
-            + account
-            + "'");
   }
 
   private static void execute(String sql) {

@@ -104,6 +104,17 @@ final class Paydb {
         .single();
   }
 
+  /**
+   * Moves an account's stored balance by {@code delta} behind the library's back, so that it no
+   * longer equals the sum of its entries: what the INV-03 checks must notice.
+   */
+  void corruptBalance(AccountId account, long delta) {
+    jdbc.sql("UPDATE account SET balance_minor = balance_minor + :delta WHERE id = :id")
+        .param("delta", delta)
+        .param("id", account.value())
+        .update();
+  }
+
   /** Audit rows of one payout, oldest first, as (action, from, to, token, actor). */
   List<Map<String, Object>> auditOf(PayoutId payout) {
     return jdbc.sql(

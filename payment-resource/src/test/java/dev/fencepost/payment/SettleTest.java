@@ -7,9 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencepost.lock.FencedOutException;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
@@ -95,14 +92,14 @@ class SettleTest {
     Payout posted = fx.resource().post(stepwise.id(), T2, W2);
 
     assertThat(comparable(settled)).isEqualTo(comparable(posted));
-    assertThat(auditWithoutIds(together)).isEqualTo(auditWithoutIds(stepwise));
+    assertThat(fx.paydb().auditOf(together.id())).isEqualTo(fx.paydb().auditOf(stepwise.id()));
     assertThat(legsWithoutIds(together)).isEqualTo(legsWithoutIds(stepwise)).hasSize(2);
   }
 
   @Test
   void aPostingThatWouldBreakTheLedgerRollsBackTheSubmissionAndTheAcknowledgementToo() {
     Payout claimed = fx.scenarios().payoutIn(PayoutState.CLAIMED);
-    corruptBalance(claimed.accountId(), 1);
+    fx.paydb().corruptBalance(claimed.accountId(), 1);
     var before = fx.paydb().snapshot();
 
     assertThatThrownBy(() -> fx.resource().settle(claimed.id(), T2, W2, "rail-ref-11"))
@@ -204,10 +201,6 @@ class SettleTest {
         String.valueOf(payout.failureReason()));
   }
 
-  private static List<Map<String, Object>> auditWithoutIds(Payout payout) {
-    return fx.paydb().auditOf(payout.id());
-  }
-
   private static List<List<Object>> legsWithoutIds(Payout payout) {
     return fx.paydb()
         .jdbc()
@@ -226,19 +219,5 @@ class SettleTest {
                     rs.getString(4),
                     rs.getString(5)))
         .list();
-  }
-
-  private static void corruptBalance(AccountId account, long delta) {
-    try (Connection c = fx.dataSource().getConnection();
-        Statement s = c.createStatement()) {
-      s.execute(
-          "UPDATE account SET balance_minor = balance_minor + "
-              + delta
-              + " WHERE id = '"
-              + account
-              + "'");
-    } catch (SQLException e) {
-      throw new AssertionError(e);
-    }
   }
 }
