@@ -262,8 +262,16 @@ for k in ("lock-server", "rail-proxy", "rail-stub", "identity-issuer", "all"):
 row("lock-server requests by URI", lambda s: ", ".join(f"{u} {v:.2f}" for u, v in win(s)["requestsByUri"].get("lock-server", {}).items()))
 row("loopback KiB sent (every process)", lambda s: f"{win(s)['loopbackBytes'] / 1024:.1f}")
 row("WAL KiB", lambda s: f"{win(s)['walBytes'] / 1024:.1f}")
+# ADR 0220: pages written whole after a checkpoint began raise a window's WAL and CPU.
+def fpi(s):
+    w = win(s)
+    if "walFullPageImages" not in w:
+        return "not measured by that build"
+    return f"{w['walFullPageImages']:.2f}; {w['checkpoints']}"
+row("WAL full-page images per payout; checkpoints begun in the window (ADR 0220)", fpi)
 row("CPU ms per payout by tenth of the run (warm-up first)", lambda s: " / ".join(f"{t['cpuMillis']:.0f}" for t in m(s)["costs"]["tenths"]))
 row("... of it, the JIT compiler threads", lambda s: " / ".join(f"{t.get('compilerCpuMillis', float('nan')):.1f}" for t in m(s)["costs"]["tenths"]))
+row("checkpoints begun, by tenth", lambda s: " / ".join(str(t.get("checkpoints", "-")) for t in m(s)["costs"]["tenths"]))
 lines.append("")
 sts = win(z).get("statements") or []
 if sts:

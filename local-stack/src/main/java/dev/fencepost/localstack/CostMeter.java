@@ -30,9 +30,10 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * What one payout costs the whole platform: CPU in each process (and how much of each JVM's went to
  * its JIT compiler threads, ADR 0217), commits in each database, HTTP requests each service served,
- * bytes over loopback and WAL, read from the processes and the stores themselves (never from what a
- * worker says of itself) at points of the worker phase, and divided by the payouts finished between
- * them (the per-payout cost table of docs/benchmarks.md).
+ * bytes over loopback and WAL, the WAL's full-page images and the checkpoints begun (ADR 0220),
+ * read from the processes and the stores themselves (never from what a worker says of itself) at
+ * points of the worker phase, and divided by the payouts finished between them (the per-payout cost
+ * table of docs/benchmarks.md).
  *
  * <p>Two windows: the <em>steady</em> one, the benchmark's measured window, from the reading at
  * which the warm-up payouts have finished (or 10 % of the run's payouts, without a warm-up) to the
@@ -143,6 +144,8 @@ final class CostMeter {
       long loopbackBytes,
       long walBytes,
       long walSyncs,
+      long walFullPageImages,
+      long checkpoints,
       Map<String, Costs.Statement> statements) {}
 
   private Reading read(long finished) {
@@ -208,8 +211,14 @@ final class CostMeter {
                     .orElse(0L)));
     long[] wal =
         stats
-            .sql("SELECT wal_bytes::bigint, wal_sync FROM pg_stat_wal")
-            .query((rs, i) -> new long[] {rs.getLong(1), rs.getLong(2)})
+            .sql("SELECT wal_bytes::bigint, wal_sync, wal_fpi FROM pg_stat_wal")
+            .query((rs, i) -> new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)})
+            .single();
+    // PostgreSQL 17's view (the launcher's server): checkpoints begun, on schedule or asked for.
+    long checkpoints =
+        stats
+            .sql("SELECT num_timed + num_requested FROM pg_stat_checkpointer")
+            .query(Long.class)
             .single();
 
     Map<String, Map<String, Long>> requests = new LinkedHashMap<>();
@@ -228,6 +237,8 @@ final class CostMeter {
         loopbackBytes(),
         wal[0],
         wal[1],
+        wal[2],
+        checkpoints,
         statements(databases));
   }
 

@@ -23,13 +23,15 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
    * @param workerCpuMillis of which the workers'
    * @param compilerCpuMillis of which the JIT compiler threads' of every JVM: while it is a large
    *     share, the JVMs are still compiling their code and the platform is not yet warm
+   * @param checkpoints PostgreSQL checkpoints begun in it (ADR 0220)
    */
   public record Tenth(
       long payouts,
       double seconds,
       double cpuMillis,
       double workerCpuMillis,
-      double compilerCpuMillis) {
+      double compilerCpuMillis,
+      long checkpoints) {
 
     static Tenth between(CostMeter.Reading from, CostMeter.Reading to) {
       long payouts = to.finished() - from.finished();
@@ -40,7 +42,8 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
           (to.nanos() - from.nanos()) / 1e9,
           cpu.get("all"),
           cpu.get("workers"),
-          perPayout(from.compilerNanos(), to.compilerNanos(), 1e6, n).get("all"));
+          perPayout(from.compilerNanos(), to.compilerNanos(), 1e6, n).get("all"),
+          to.checkpoints() - from.checkpoints());
     }
   }
 
@@ -95,6 +98,10 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
    * @param loopbackBytes bytes sent over loopback per payout, by every process on the machine
    * @param walBytes WAL bytes per payout (the one PostgreSQL server of the four databases)
    * @param walSyncs WAL fsyncs per payout
+   * @param walFullPageImages WAL full-page images per payout: pages written whole to the WAL on
+   *     their first change after a checkpoint began, so high just after one (ADR 0220)
+   * @param checkpoints checkpoints begun in the window, on schedule or asked for (a count, not per
+   *     payout)
    * @param statements the costliest statements by execution time per payout (empty unless the run
    *     kept statement statistics)
    */
@@ -111,6 +118,8 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
       double loopbackBytes,
       double walBytes,
       double walSyncs,
+      double walFullPageImages,
+      long checkpoints,
       java.util.List<Statement> statements) {
 
     static Window between(CostMeter.Reading from, CostMeter.Reading to, boolean complete) {
@@ -152,6 +161,8 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
           (to.loopbackBytes() - from.loopbackBytes()) / n,
           (to.walBytes() - from.walBytes()) / n,
           (to.walSyncs() - from.walSyncs()) / n,
+          (to.walFullPageImages() - from.walFullPageImages()) / n,
+          to.checkpoints() - from.checkpoints(),
           statements(from, to, n));
     }
 
@@ -189,8 +200,9 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
       requests.forEach((k, v) -> out.append(String.format(" %s %.2f", k, v)));
       out.append(
           String.format(
-              "%n      loopback %.1f KiB, WAL %.1f KiB, %.2f WAL fsyncs%n",
-              loopbackBytes / 1024, walBytes / 1024, walSyncs));
+              "%n      loopback %.1f KiB, WAL %.1f KiB (%.2f full-page images), %.2f WAL fsyncs;"
+                  + " %d checkpoint(s) begun%n",
+              loopbackBytes / 1024, walBytes / 1024, walFullPageImages, walSyncs, checkpoints));
       for (Statement st : statements.subList(0, Math.min(10, statements.size()))) {
         String sql = st.query().replaceAll("\\s+", " ");
         out.append(
@@ -208,15 +220,17 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
   String text() {
     StringBuilder out =
         new StringBuilder(
-            "    by tenth of the run, CPU ms per payout (workers', JIT compilers' of every JVM):");
+            "    by tenth of the run, CPU ms per payout (workers', JIT compilers' of every JVM),"
+                + " payouts/s, checkpoints begun:");
     for (Tenth t : tenths) {
       out.append(
           String.format(
-              " %.1f (%.1f, %.1f) %.0f/s;",
+              " %.1f (%.1f, %.1f) %.0f/s %d;",
               t.cpuMillis(),
               t.workerCpuMillis(),
               t.compilerCpuMillis(),
-              t.payouts() / Math.max(0.001, t.seconds())));
+              t.payouts() / Math.max(0.001, t.seconds()),
+              t.checkpoints()));
     }
     return out.append('\n')
         .append(steady.text("steady"))

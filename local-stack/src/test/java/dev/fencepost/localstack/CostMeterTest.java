@@ -49,8 +49,32 @@ class CostMeterTest {
     assertThat(tenth.compilerCpuMillis()).isEqualTo(0.013);
   }
 
+  @Test
+  void aWindowGivesTheWalsFullPageImagesPerPayoutAndCountsTheCheckpointsBegunInIt() {
+    CostMeter.Reading from = reading(1_000, 0, 0, 0, 5_000, 7);
+    CostMeter.Reading to = reading(3_000, 0, 0, 0, 9_000, 8);
+
+    Costs.Window window = Costs.Window.between(from, to, true);
+    Costs.Tenth tenth = Costs.Tenth.between(from, to);
+
+    assertThat(window.walFullPageImages()).isEqualTo(2.0);
+    assertThat(window.checkpoints()).isEqualTo(1);
+    assertThat(tenth.checkpoints()).isEqualTo(1);
+    assertThat(window.text("steady")).contains("(2.00 full-page images)", "1 checkpoint(s) begun");
+  }
+
   private static CostMeter.Reading reading(
       long finished, long workerCpu, long lockServerCompiling, long workersCompiling) {
+    return reading(finished, workerCpu, lockServerCompiling, workersCompiling, 0, 0);
+  }
+
+  private static CostMeter.Reading reading(
+      long finished,
+      long workerCpu,
+      long lockServerCompiling,
+      long workersCompiling,
+      long fullPageImages,
+      long checkpoints) {
     return new CostMeter.Reading(
         finished,
         finished * 1_000_000L,
@@ -62,6 +86,8 @@ class CostMeterTest {
         0,
         0,
         0,
+        fullPageImages,
+        checkpoints,
         java.util.Map.of());
   }
 }

@@ -117,6 +117,10 @@ class LocalStackTest {
     assertThat(measures.path("durability").asString()).contains("synchronous_commit=on");
     assertThat(measures.path("attempts").path("POSTED").asLong())
         .isEqualTo(summary.path("posted").asLong());
+    // Read from the server's own views, so a query PostgreSQL refused would have failed the run.
+    JsonNode whole = measures.path("costs").path("whole");
+    assertThat(whole.path("walFullPageImages").isNumber()).isTrue();
+    assertThat(whole.path("checkpoints").isNumber()).isTrue();
     assertThat(summary.path("reconciliation").path("pages").asLong()).isZero();
     assertThat(summary.path("reconciliation").path("counts").has("DUPLICATE_SUBMISSION")).isTrue();
   }
