@@ -209,16 +209,15 @@ final class CostMeter {
                     .query(Long.class)
                     .optional()
                     .orElse(0L)));
+    // pg_stat_checkpointer is PostgreSQL 17's view (the launcher's server): checkpoints begun, on
+    // schedule or asked for. Both one-row views in one round trip.
     long[] wal =
         stats
-            .sql("SELECT wal_bytes::bigint, wal_sync, wal_fpi FROM pg_stat_wal")
-            .query((rs, i) -> new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)})
-            .single();
-    // PostgreSQL 17's view (the launcher's server): checkpoints begun, on schedule or asked for.
-    long checkpoints =
-        stats
-            .sql("SELECT num_timed + num_requested FROM pg_stat_checkpointer")
-            .query(Long.class)
+            .sql(
+                "SELECT w.wal_bytes::bigint, w.wal_sync, w.wal_fpi, c.num_timed + c.num_requested"
+                    + " FROM pg_stat_wal w, pg_stat_checkpointer c")
+            .query(
+                (rs, i) -> new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)})
             .single();
 
     Map<String, Map<String, Long>> requests = new LinkedHashMap<>();
@@ -238,7 +237,7 @@ final class CostMeter {
         wal[0],
         wal[1],
         wal[2],
-        checkpoints,
+        wal[3],
         statements(databases));
   }
 

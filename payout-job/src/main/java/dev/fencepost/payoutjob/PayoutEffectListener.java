@@ -15,8 +15,8 @@ import java.time.Instant;
 public interface PayoutEffectListener {
 
   /**
-   * The side effects, in the order a payout passes them; {@link #SETTLE} stands for the three
-   * before it when they are made together.
+   * The side effects, in the order a payout passes them; {@link #SETTLE} stands for {@link
+   * #MARK_SUBMITTED}, {@link #RECORD_ACKED} and {@link #POST} when they are made together.
    */
   enum Kind {
     /** paydb PENDING to CLAIMED (or FAILED for insufficient funds). */

@@ -361,13 +361,12 @@ public final class PayoutExecutor {
       Payout payout, Submission record, HeldLock lock, FencingToken token) {
     PayoutId id = payout.id();
     String outcome = record.outcome();
-    if ("ACKED".equals(outcome) && !failpoint.stepsThroughSettlement()) {
-      Optional<PayoutResult> settled = settle(payout, record.railReference(), lock, token);
-      if (settled.isPresent()) {
-        return settled.get();
-      }
-      // The settlement rolled back: paydb still holds the payout as read, so take the steps.
+    if ("ACKED".equals(outcome)
+        && !failpoint.stepsThroughSettlement()
+        && settled(payout, record.railReference(), lock, token)) {
+      return result(id, PayoutOutcome.POSTED, "");
     }
+    // Not acknowledged, or the settlement rolled back: paydb holds the payout as read, so step.
     if (payout.state() == PayoutState.CLAIMED) {
       lock.ensureHeld();
       Payout claimed = payout;
@@ -469,13 +468,12 @@ public final class PayoutExecutor {
 
   /**
    * The rail acknowledged: submitted, acknowledged and posted in one paydb transaction (ADR 0219).
-   * Empty when paydb refused the settlement for a reason of its own (a ledger check, an amount that
+   * False when paydb refused the settlement for a reason of its own (a ledger check, an amount that
    * would overflow a balance): nothing changed, and the caller takes the three steps one at a time,
    * so that paydb records RAIL_ACKED, money gone, even when the posting cannot be made. A
    * fenced-out or refused settlement throws as any fenced write does.
    */
-  private Optional<PayoutResult> settle(
-      Payout payout, String railReference, HeldLock lock, FencingToken token) {
+  private boolean settled(Payout payout, String railReference, HeldLock lock, FencingToken token) {
     lock.ensureHeld();
     try {
       write(
@@ -483,7 +481,7 @@ public final class PayoutExecutor {
           payout,
           token,
           () -> paydb.settle(payout.id(), token, worker, railReference));
-      return Optional.of(result(payout.id(), PayoutOutcome.POSTED, ""));
+      return true;
     } catch (IllegalTransitionException e) {
       throw e;
     } catch (PaymentResourceException e) {
@@ -498,7 +496,7 @@ public final class PayoutExecutor {
               "paydb refused to settle {} in one transaction ({}); taking the steps one at a time",
               payout.id(),
               e.getMessage());
-      return Optional.empty();
+      return false;
     }
   }
 
