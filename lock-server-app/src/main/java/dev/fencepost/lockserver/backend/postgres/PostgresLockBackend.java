@@ -435,11 +435,19 @@ public final class PostgresLockBackend implements LockBackend {
    * A release in one autocommit statement (ADR 0210): the grant's row deleted if (key, session,
    * token) is still the key's grant, RELEASED recorded and the key's waiters notified, all in the
    * statement's own transaction; one row back if it released, none if it was not the grant.
+   *
+   * <p>It commits without waiting for the WAL flush (ADR 0221): the next grant of any key, a
+   * synchronous commit on the same server, flushes the WAL past it before that grant is answered,
+   * so no holder after this one can exist without the release being durable. A crash of lockdb's
+   * PostgreSQL before that flush can only give the key back to this session, still with the key's
+   * highest token, until it takes the key again (an idempotent grant) and releases it, or ends.
    */
-  private static final String RELEASE =
+  static final String RELEASE =
       """
       WITH gone AS (
-        DELETE FROM lock_entry WHERE lock_key = :key AND session_id = :sid AND token = :token
+        DELETE FROM lock_entry
+         WHERE lock_key = :key AND session_id = :sid AND token = :token
+           AND set_config('synchronous_commit', 'off', true) IS NOT NULL
         RETURNING lock_key, token, session_id
       ), event AS (
         INSERT INTO lock_event (lock_key, token, session_id, kind)

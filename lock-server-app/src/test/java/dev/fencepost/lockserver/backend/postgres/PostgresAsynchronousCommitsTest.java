@@ -27,13 +27,15 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * A waiting acquire's {@code lock_waiter} row serves inspection alone, so it is written and deleted
- * without waiting for a WAL flush, while every grant, release and session around it still waits for
- * one (ADR 0213). A trigger records the {@code synchronous_commit} each write runs under. The
- * backend's statements share one pooled connection, as the runtime role: a setting that outlived
- * its transaction would show in the next statement on it.
+ * Which lockdb writes commit without waiting for a WAL flush: a waiting acquire's {@code
+ * lock_waiter} row, which serves inspection alone (ADR 0213), and a release, which the next grant's
+ * flush makes durable before anyone can hold the key after it (ADR 0221). Every grant, session,
+ * revoke and session close still waits for its flush. A trigger records the {@code
+ * synchronous_commit} each write runs under. The backend's statements share one pooled connection,
+ * as the runtime role: a setting that outlived its transaction would show in the next statement on
+ * it. What a crash does to a release is {@link PostgresReleaseDurabilityTest}'s.
  */
-class PostgresWaiterRowCommitsTest {
+class PostgresAsynchronousCommitsTest {
 
   @RegisterExtension
   static EmbeddedPostgresExtension lockdb =
@@ -73,7 +75,7 @@ class PostgresWaiterRowCommitsTest {
             END $$
             """)
         .update();
-    for (String table : List.of("lock_waiter", "lock_event", "lock_session")) {
+    for (String table : List.of("lock_waiter", "lock_event", "lock_session", "lock_audit")) {
       superuser
           .sql(
               "CREATE TRIGGER record_commit_mode AFTER INSERT OR DELETE ON "
@@ -128,16 +130,39 @@ class PostgresWaiterRowCommitsTest {
   }
 
   @Test
-  void theGrantsReleasesAndSessionsAroundAWaitStillWaitForTheWalFlush() throws Exception {
+  void aReleaseCommitsWithoutWaitingForTheWalFlush() throws Exception {
     handOffOnce();
 
-    // The holder's release comes after the waiter's row was written, and the waiter's grant and
-    // release after its row was deleted, all on the one connection.
     assertThat(commitModes("lock_event"))
         .as("lock_event writes, each with its synchronous_commit")
+        .filteredOn(mode -> mode.contains("RELEASED"))
+        .containsExactly("INSERT RELEASED off", "INSERT RELEASED off");
+  }
+
+  @Test
+  void theGrantsSessionsRevokesAndClosesAroundThemStillWaitForTheWalFlush() throws Exception {
+    handOffOnce();
+    // The waiter's grant comes on the one connection right after the holder's release, and the
+    // revoke and the close right after the waiter's release.
+    SessionId session = backend.createSession("revoked", Duration.ofSeconds(60)).sessionId();
+    LockKey revoked = LockKey.of("revoked-" + UUID.randomUUID());
+    backend.acquire(revoked, session, Duration.ZERO);
+    backend.revoke(revoked, "operator", "test");
+    backend.acquire(revoked, session, Duration.ZERO);
+    backend.closeSession(session);
+
+    assertThat(commitModes("lock_event"))
+        .as("lock_event writes, each with its synchronous_commit")
+        .filteredOn(mode -> !mode.contains("RELEASED"))
         .containsExactly(
-            "INSERT ACQUIRED on", "INSERT RELEASED on", "INSERT ACQUIRED on", "INSERT RELEASED on");
-    assertThat(commitModes("lock_session")).containsOnly("INSERT on");
+            "INSERT ACQUIRED on",
+            "INSERT ACQUIRED on",
+            "INSERT ACQUIRED on",
+            "INSERT REVOKED on",
+            "INSERT ACQUIRED on",
+            "INSERT SESSION_CLOSED on");
+    assertThat(commitModes("lock_audit")).containsExactly("INSERT on");
+    assertThat(commitModes("lock_session")).containsOnly("INSERT on", "DELETE on");
   }
 
   /**
