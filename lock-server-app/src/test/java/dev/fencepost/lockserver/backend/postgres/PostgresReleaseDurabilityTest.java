@@ -72,18 +72,16 @@ class PostgresReleaseDurabilityTest {
   @Test
   void aReleaseIsDurableBeforeAnyoneElseIsGrantedItsKey() {
     PostgresLockBackend backend = running.backend();
-    SessionId first = backend.createSession("first", TTL).sessionId();
-    SessionId second = backend.createSession("second", TTL).sessionId();
+    SessionId releaser = backend.createSession("releaser", TTL).sessionId();
+    SessionId other = backend.createSession("other", TTL).sessionId();
     LockKey key = LockKey.of("durable-" + UUID.randomUUID());
-    LockGrant released = backend.acquire(key, first, Duration.ZERO);
+    LockGrant released = takenAndReleasedWithTheWritersStopped(key, releaser);
 
-    signal("STOP", backgroundWriters());
-    backend.release(key, first, released.token());
-    LockGrant next = backend.acquire(key, second, Duration.ZERO);
+    LockGrant next = backend.acquire(key, other, Duration.ZERO);
     crashAndRecover();
 
     LockInfo after = backend.inspect(key);
-    assertThat(after.sessionId()).as("the key's holder after the crash").isEqualTo(second);
+    assertThat(after.sessionId()).as("the key's holder after the crash").isEqualTo(other);
     assertThat(after.token()).isEqualTo(next.token());
     assertThat(history(key))
         .containsExactly(
@@ -98,10 +96,8 @@ class PostgresReleaseDurabilityTest {
     SessionId releaser = backend.createSession("releaser", TTL).sessionId();
     SessionId other = backend.createSession("other", TTL).sessionId();
     LockKey key = LockKey.of("lost-" + UUID.randomUUID());
-    LockGrant released = backend.acquire(key, releaser, Duration.ZERO);
+    LockGrant released = takenAndReleasedWithTheWritersStopped(key, releaser);
 
-    signal("STOP", backgroundWriters());
-    backend.release(key, releaser, released.token());
     assertThat(backend.inspect(key).held()).as("released before the crash").isFalse();
     crashAndRecover();
 
@@ -123,6 +119,19 @@ class PostgresReleaseDurabilityTest {
             "ACQUIRED " + released.token().value(),
             "RELEASED " + released.token().value(),
             "ACQUIRED " + otherGrant.token().value());
+  }
+
+  /**
+   * {@code session} takes {@code key} and releases it, with the WAL writer and the background
+   * writer stopped in between: until the crash, only a synchronous commit's own flush writes the
+   * WAL.
+   */
+  private static LockGrant takenAndReleasedWithTheWritersStopped(LockKey key, SessionId session) {
+    PostgresLockBackend backend = running.backend();
+    LockGrant grant = backend.acquire(key, session, Duration.ZERO);
+    signal("STOP", backgroundWriters());
+    backend.release(key, session, grant.token());
+    return grant;
   }
 
   /** SIGKILLs every PostgreSQL process, starts the server again and waits until lockdb answers. */
