@@ -442,7 +442,7 @@ public final class PostgresLockBackend implements LockBackend {
    * PostgreSQL before that flush can only give the key back to this session, still with the key's
    * highest token, until it takes the key again (an idempotent grant) and releases it, or ends.
    */
-  static final String RELEASE =
+  private static final String RELEASE =
       """
       WITH gone AS (
         DELETE FROM lock_entry

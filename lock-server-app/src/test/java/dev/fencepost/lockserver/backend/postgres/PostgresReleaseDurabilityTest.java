@@ -14,6 +14,7 @@ import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -48,6 +49,9 @@ class PostgresReleaseDurabilityTest {
   private static HikariDataSource pool;
   private static PostgresBackends.Running running;
 
+  /** The writers this test stopped; a crash kills them. */
+  private List<Long> stopped = List.of();
+
   @BeforeAll
   static void start() {
     pool = lockdb.server().pool(lockdb.database().name(), 4);
@@ -62,10 +66,10 @@ class PostgresReleaseDurabilityTest {
   }
 
   @AfterEach
-  void serverIsUp() {
+  void resumeWritersLeftStopped() {
     // A test that failed between the SIGSTOP and the crash leaves no stopped server behind.
-    if (lockdb.server().isRunning() && !backgroundWriters().isEmpty()) {
-      signal("CONT", backgroundWriters());
+    if (!stopped.isEmpty() && stopped.stream().allMatch(pid -> ProcessHandle.of(pid).isPresent())) {
+      signal("CONT", stopped);
     }
   }
 
@@ -126,10 +130,11 @@ class PostgresReleaseDurabilityTest {
    * writer stopped in between: until the crash, only a synchronous commit's own flush writes the
    * WAL.
    */
-  private static LockGrant takenAndReleasedWithTheWritersStopped(LockKey key, SessionId session) {
+  private LockGrant takenAndReleasedWithTheWritersStopped(LockKey key, SessionId session) {
     PostgresLockBackend backend = running.backend();
     LockGrant grant = backend.acquire(key, session, Duration.ZERO);
-    signal("STOP", backgroundWriters());
+    stopped = backgroundWriters();
+    signal("STOP", stopped);
     backend.release(key, session, grant.token());
     return grant;
   }
@@ -160,12 +165,9 @@ class PostgresReleaseDurabilityTest {
   private static void signal(String signal, List<Long> pids) {
     assertThat(pids).as("background writer PIDs").hasSize(2);
     try {
-      Process kill =
-          new ProcessBuilder(
-                  concat(
-                      List.of("kill", "-" + signal), pids.stream().map(String::valueOf).toList()))
-              .redirectErrorStream(true)
-              .start();
+      List<String> command = new ArrayList<>(List.of("kill", "-" + signal));
+      pids.forEach(pid -> command.add(pid.toString()));
+      Process kill = new ProcessBuilder(command).redirectErrorStream(true).start();
       assertThat(kill.waitFor()).as("kill -%s %s", signal, pids).isZero();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -173,10 +175,6 @@ class PostgresReleaseDurabilityTest {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
-  }
-
-  private static List<String> concat(List<String> a, List<String> b) {
-    return java.util.stream.Stream.concat(a.stream(), b.stream()).toList();
   }
 
   /** The key's grant history, oldest first: "KIND token". */
