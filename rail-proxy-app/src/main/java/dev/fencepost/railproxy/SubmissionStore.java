@@ -110,6 +110,13 @@ public final class SubmissionStore {
    * Records the outcome exactly once (FR-20): only an unresolved row matches; the trigger in
    * proxydb refuses any later change.
    *
+   * <p>It commits without waiting for the WAL flush (ADR 0222): {@code set_config(..., true)} turns
+   * {@code synchronous_commit} off for this one statement's transaction, and the connection goes
+   * back to the pool as it came. The intent, which is what keeps a payout from being sent twice
+   * (FR-19), still waits for its flush. Any later synchronous commit on the server flushes the
+   * outcome too; a crash before one leaves the row unresolved, which every reader takes for
+   * ambiguous, as if the proxy had stopped between the rail's answer and this statement.
+   *
    * @return 1, or 0 if the row was already resolved
    */
   public int recordOutcome(long submissionId, boolean unguarded, RailOutcome outcome) {
@@ -119,7 +126,8 @@ public final class SubmissionStore {
                 + table
                 + " SET outcome = :outcome, rail_reference = :railReference,"
                 + " decline_code = :declineCode, resolved_at = clock_timestamp()"
-                + " WHERE id = :id AND outcome IS NULL")
+                + " WHERE id = :id AND outcome IS NULL"
+                + " AND set_config('synchronous_commit', 'off', true) IS NOT NULL")
         .param("outcome", outcome.outcome().name())
         .param("railReference", outcome.railReference())
         .param("declineCode", outcome.declineCode())
