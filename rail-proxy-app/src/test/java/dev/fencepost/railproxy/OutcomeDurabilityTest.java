@@ -16,12 +16,10 @@ import com.github.tomakehurst.wiremock.matching.RequestPatternBuilder;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import dev.fencepost.testsupport.postgres.StoppedWalWriters;
 import java.net.http.HttpResponse;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -74,7 +72,7 @@ class OutcomeDurabilityTest {
   private JdbcClient superuser;
 
   /** The writers this test stopped; a crash kills them. */
-  private List<Long> stopped = List.of();
+  private StoppedWalWriters stopped;
 
   @DynamicPropertySource
   static void wire(DynamicPropertyRegistry registry) {
@@ -147,8 +145,8 @@ class OutcomeDurabilityTest {
   @AfterEach
   void resumeWritersLeftStopped() {
     // A test that failed between the SIGSTOP and the crash leaves no stopped server behind.
-    if (!stopped.isEmpty() && stopped.stream().allMatch(pid -> ProcessHandle.of(pid).isPresent())) {
-      signal("CONT", stopped);
+    if (stopped != null) {
+      stopped.close();
     }
   }
 
@@ -235,8 +233,7 @@ class OutcomeDurabilityTest {
   private void submittedWithTheWritersStopped(String payout, String account) {
     // A first submission on a fresh pool pays its connections' start-up before the writers stop.
     assertThat(proxy.submit(payout(), account, 6).statusCode()).isEqualTo(200);
-    stopped = backgroundWriters();
-    signal("STOP", stopped);
+    stopped = StoppedWalWriters.stop(proxydb.dataSource());
     HttpResponse<String> answer = proxy.submit(payout, account, 7);
     assertThat(answer.statusCode()).isEqualTo(200);
     assertThat(json(answer).get("outcome").asString()).isEqualTo("ACKED");
@@ -258,33 +255,6 @@ class OutcomeDurabilityTest {
     await()
         .atMost(Duration.ofSeconds(30))
         .until(() -> proxy.get("/v1/submissions/absent-" + UUID.randomUUID()).statusCode() == 404);
-  }
-
-  /** The PIDs of the WAL writer and the background writer, the two that write WAL unasked. */
-  private List<Long> backgroundWriters() {
-    return superuser
-        .sql(
-            """
-            SELECT pid FROM pg_stat_activity
-             WHERE backend_type IN ('walwriter', 'background writer')
-            """)
-        .query(Long.class)
-        .list();
-  }
-
-  private static void signal(String signal, List<Long> pids) {
-    assertThat(pids).as("background writer PIDs").hasSize(2);
-    try {
-      List<String> command = new ArrayList<>(List.of("kill", "-" + signal));
-      pids.forEach(pid -> command.add(pid.toString()));
-      Process kill = new ProcessBuilder(command).redirectErrorStream(true).start();
-      assertThat(kill.waitFor()).as("kill -%s %s", signal, pids).isZero();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 
   /** The account's writes, in order: "table OP [outcome] synchronous_commit". */

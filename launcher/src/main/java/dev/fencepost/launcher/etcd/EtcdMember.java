@@ -1,6 +1,7 @@
 package dev.fencepost.launcher.etcd;
 
 import dev.fencepost.launcher.process.ProcessReaper;
+import dev.fencepost.launcher.process.Signals;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -213,18 +214,7 @@ public final class EtcdMember {
     if (process == null || !process.isAlive()) {
       throw new IllegalStateException(name + " is not running");
     }
-    long pid = process.pid();
-    try {
-      Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start();
-      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-        throw new IllegalStateException("kill -" + signal + " " + pid + " failed");
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while signalling " + name, e);
-    }
+    Signals.send(signal, process.pid());
   }
 
   private void stopWatchdog() {

@@ -189,26 +189,7 @@ public final class JavaProcess implements AutoCloseable {
       }
       pid = process.pid();
     }
-    try {
-      Process kill =
-          new ProcessBuilder("kill", "-" + signal.name(), Long.toString(pid))
-              .redirectErrorStream(true)
-              .start();
-      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-        throw new IllegalStateException(
-            "kill -"
-                + signal
-                + " "
-                + pid
-                + " failed: "
-                + new String(kill.getInputStream().readAllBytes()));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    Signals.send(signal.name(), pid);
   }
 
   /** SIGSTOP: the process is frozen until {@link #resume()}. */

@@ -3,8 +3,7 @@ package dev.fencepost.launcher.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import dev.fencepost.launcher.process.Signals;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -42,15 +41,15 @@ class EmbeddedPostgresServerTest {
       throws Exception {
     try (EmbeddedPostgresServer server = EmbeddedPostgresServer.startDedicated()) {
       Path pidFile = server.dataDirectory().resolve("postmaster.pid");
-      String postmaster = Files.readAllLines(pidFile).get(0).strip();
+      long postmaster = Long.parseLong(Files.readAllLines(pidFile).get(0).strip());
       // A postmaster frozen through the library's 5 s stop timeout, as a slow shutdown
       // checkpoint on a loaded machine holds it, thawed 2 s after that.
-      kill("STOP", postmaster);
+      Signals.send("STOP", postmaster);
       Thread thaw =
           new Thread(
               () -> {
                 LockSupport.parkNanos(Duration.ofSeconds(7).toNanos());
-                kill("CONT", postmaster);
+                Signals.send("CONT", postmaster);
               });
       thaw.start();
       try {
@@ -221,19 +220,6 @@ class EmbeddedPostgresServerTest {
                     + " (select setting from pg_settings where name = 'commit_siblings')")) {
       rs.next();
       return rs.getString(1);
-    }
-  }
-
-  /** Signals the test's own postmaster, by its PID. */
-  private static void kill(String signal, String pid) {
-    try {
-      Process kill = new ProcessBuilder("kill", "-" + signal, pid).start();
-      assertThat(kill.waitFor()).isZero();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
     }
   }
 

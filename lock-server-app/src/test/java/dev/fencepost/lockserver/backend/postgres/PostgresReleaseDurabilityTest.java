@@ -11,10 +11,8 @@ import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.LockNotAcquiredException;
 import dev.fencepost.lock.SessionId;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import dev.fencepost.testsupport.postgres.StoppedWalWriters;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -50,7 +48,7 @@ class PostgresReleaseDurabilityTest {
   private static PostgresBackends.Running running;
 
   /** The writers this test stopped; a crash kills them. */
-  private List<Long> stopped = List.of();
+  private StoppedWalWriters stopped;
 
   @BeforeAll
   static void start() {
@@ -68,8 +66,8 @@ class PostgresReleaseDurabilityTest {
   @AfterEach
   void resumeWritersLeftStopped() {
     // A test that failed between the SIGSTOP and the crash leaves no stopped server behind.
-    if (!stopped.isEmpty() && stopped.stream().allMatch(pid -> ProcessHandle.of(pid).isPresent())) {
-      signal("CONT", stopped);
+    if (stopped != null) {
+      stopped.close();
     }
   }
 
@@ -133,8 +131,7 @@ class PostgresReleaseDurabilityTest {
   private LockGrant takenAndReleasedWithTheWritersStopped(LockKey key, SessionId session) {
     PostgresLockBackend backend = running.backend();
     LockGrant grant = backend.acquire(key, session, Duration.ZERO);
-    stopped = backgroundWriters();
-    signal("STOP", stopped);
+    stopped = StoppedWalWriters.stop(lockdb.dataSource());
     backend.release(key, session, grant.token());
     return grant;
   }
@@ -148,33 +145,6 @@ class PostgresReleaseDurabilityTest {
         .atMost(Duration.ofSeconds(30))
         .ignoreExceptions()
         .until(() -> JdbcClient.create(pool).sql("SELECT 1").query(Integer.class).single() == 1);
-  }
-
-  /** The PIDs of the WAL writer and the background writer, the two that write WAL unasked. */
-  private static List<Long> backgroundWriters() {
-    return JdbcClient.create(lockdb.dataSource())
-        .sql(
-            """
-            SELECT pid FROM pg_stat_activity
-             WHERE backend_type IN ('walwriter', 'background writer')
-            """)
-        .query(Long.class)
-        .list();
-  }
-
-  private static void signal(String signal, List<Long> pids) {
-    assertThat(pids).as("background writer PIDs").hasSize(2);
-    try {
-      List<String> command = new ArrayList<>(List.of("kill", "-" + signal));
-      pids.forEach(pid -> command.add(pid.toString()));
-      Process kill = new ProcessBuilder(command).redirectErrorStream(true).start();
-      assertThat(kill.waitFor()).as("kill -%s %s", signal, pids).isZero();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 
   /** The key's grant history, oldest first: "KIND token". */
