@@ -8,14 +8,20 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The suite's heartbeat load on the PostgreSQL lock server alone, held longer: {@code
- * probe.sessions} (10,000) sessions each sending a keepalive every 5 s for {@code probe.seconds}
- * (120). Prints the load's figures and what the keepalives did to {@code lock_session} (updates, of
- * which HOT, dead rows, table and index sizes), before and after. A diagnostic for keepalives that
- * fall behind; the suite's row is the figure to quote. Run it alone on a quiet machine:
+ * The suite's heartbeat load on one lock server alone, held longer: {@code probe.sessions} (10,000)
+ * sessions each sending a keepalive every 5 s for {@code probe.seconds} (120), after {@code
+ * probe.warmupSeconds} (60) of the same load unmeasured, so that the server's JIT compilers have
+ * done most of their work. {@code probe.server} picks the server: {@code postgres} (the default) or
+ * {@code etcd}. Prints the load's figures; on PostgreSQL also what the keepalives did to {@code
+ * lock_session} (updates, of which HOT, dead rows, table and index sizes), before and after. {@code
+ * bench.serverJvmArgs} go to the lock servers' JVMs, e.g. a JFR recording. A diagnostic for
+ * keepalives that fall behind or cost too much; the suite's row is the figure to quote. Run it
+ * alone on a quiet machine:
  *
  * <pre>
  * java -Dlogback.configurationFile=bench/logback-harness.xml -Dfencepost.apps.dir=bench/target/apps \
+ *   -Dprobe.server=etcd \
+ *   -Dbench.serverJvmArgs="-XX:StartFlightRecording=filename=/tmp/{server}.jfr,settings=profile" \
  *   -cp "bench/target/classes:$(cat bench/target/classpath.txt)" dev.fencepost.bench.HeartbeatProbe
  * </pre>
  */
@@ -34,21 +40,24 @@ public final class HeartbeatProbe {
   public static void main(String[] args) throws Exception {
     int sessions = Integer.getInteger("probe.sessions", 10_000);
     Duration duration = LockBench.seconds("probe.seconds", "120");
+    Duration warmup = LockBench.seconds("probe.warmupSeconds", "60");
+    boolean etcd = "etcd".equals(System.getProperty("probe.server", "postgres"));
+    List<String> jvmArgs = LockBench.splitArgs(System.getProperty("bench.serverJvmArgs", ""));
     System.out.println("commit " + Provenance.commit() + ", load " + Provenance.loadAverage());
-    try (Environment env = Environment.start(Path.of("bench/target/heartbeat-probe"), List.of())) {
-      System.out.println("lock_session before: " + table(env));
-      ServerLoad.Result r =
-          ServerLoad.run(
-              env.postgresServer(),
-              sessions,
-              Duration.ofSeconds(5),
-              duration,
-              false,
-              env::postgresWalSyncs,
-              env::postgresTransactionIds);
+    try (Environment env = Environment.start(Path.of("bench/target/heartbeat-probe"), jvmArgs)) {
+      if (!etcd) {
+        System.out.println("lock_session before: " + table(env));
+      }
+      if (!warmup.isZero()) {
+        load(env, etcd, sessions, warmup);
+        System.out.println("warmed up for " + warmup.toSeconds() + " s");
+      }
+      ServerLoad.Result r = load(env, etcd, sessions, duration);
       System.out.printf(
-          "asked %.0f/s, done %.0f/s, corrected p50 %s ms p99 %s ms, service p50 %s ms p99 %s ms,"
-              + " server cores %.3f, commits per keepalive %.3f, errors %d%n",
+          "%s: asked %.0f/s, done %.0f/s, corrected p50 %s ms p99 %s ms, service p50 %s ms p99 %s"
+              + " ms, server cores %.3f (%.3f ms per keepalive), commits per keepalive %.3f,"
+              + " errors %d%n",
+          etcd ? "etcd" : "postgres",
           r.heartbeatsPerSecond(),
           r.heartbeats().throughput(),
           Stats.quote(r.heartbeats().latency(), 50),
@@ -56,12 +65,36 @@ public final class HeartbeatProbe {
           Stats.quote(r.heartbeats().serviceTime(), 50),
           Stats.quote(r.heartbeats().serviceTime(), 99),
           r.serverCores(),
+          r.serverCores() * 1000 / r.heartbeats().throughput(),
           r.writeTransactionsPerHeartbeat(),
           r.heartbeats().errors());
-      System.out.println("lock_session after: " + table(env));
+      if (!etcd) {
+        System.out.println("lock_session after: " + table(env));
+      }
       System.out.println("load after " + Provenance.loadAverage());
     }
     System.exit(0);
+  }
+
+  private static ServerLoad.Result load(
+      Environment env, boolean etcd, int sessions, Duration duration) {
+    return etcd
+        ? ServerLoad.run(
+            env.etcdServer(),
+            sessions,
+            Duration.ofSeconds(5),
+            duration,
+            false,
+            env::etcdFsyncs,
+            () -> -1)
+        : ServerLoad.run(
+            env.postgresServer(),
+            sessions,
+            Duration.ofSeconds(5),
+            duration,
+            false,
+            env::postgresWalSyncs,
+            env::postgresTransactionIds);
   }
 
   private static String table(Environment env) throws Exception {
