@@ -92,8 +92,8 @@ class OutcomeDurabilityTest {
 
   @BeforeAll
   static void recordCommitModes() {
-    JdbcClient owner = JdbcClient.create(proxydb.dataSource());
-    owner
+    JdbcClient superuser = JdbcClient.create(proxydb.dataSource());
+    superuser
         .sql(
             """
             CREATE TABLE commit_mode (
@@ -101,7 +101,7 @@ class OutcomeDurabilityTest {
               outcome text, synchronous_commit text)
             """)
         .update();
-    owner
+    superuser
         .sql(
             """
             CREATE FUNCTION record_commit_mode() RETURNS trigger
@@ -115,7 +115,7 @@ class OutcomeDurabilityTest {
             """)
         .update();
     for (String table : List.of("rail_submission", "account_high_water", "submission_rejection")) {
-      owner
+      superuser
           .sql(
               "CREATE TRIGGER record_commit_mode AFTER INSERT OR UPDATE ON "
                   + table
