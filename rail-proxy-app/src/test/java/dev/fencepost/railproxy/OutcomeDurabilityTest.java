@@ -1,12 +1,9 @@
 package dev.fencepost.railproxy;
 
-import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.matchingJsonPath;
-import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static dev.fencepost.testsupport.http.TestHttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -63,7 +60,7 @@ class OutcomeDurabilityTest {
       EmbeddedPostgresExtension.withChangelog("db/changelog/proxydb/db.changelog-master.yaml")
           .dedicatedServer();
 
-  static final WireMockServer rail = startRail();
+  static final WireMockServer rail = ProxyUnderTest.settlingRail("RAIL-DURABLE");
 
   @LocalServerPort int port;
   @Autowired DataSource proxyPool;
@@ -82,12 +79,6 @@ class OutcomeDurabilityTest {
     // One connection: a setting that outlived the outcome's transaction would show in the next
     // statement, which runs on the same connection.
     registry.add("spring.datasource.hikari.maximum-pool-size", () -> "1");
-  }
-
-  private static WireMockServer startRail() {
-    WireMockServer server = new WireMockServer(options().dynamicPort());
-    server.start();
-    return server;
   }
 
   @BeforeAll
@@ -133,13 +124,6 @@ class OutcomeDurabilityTest {
   void setUp() {
     proxy = new ProxyHttp(port);
     superuser = JdbcClient.create(proxydb.dataSource());
-    rail.stubFor(
-        post(urlEqualTo("/rail/payments"))
-            .willReturn(
-                aResponse()
-                    .withStatus(201)
-                    .withHeader("Content-Type", "application/json")
-                    .withBody("{\"railReference\":\"RAIL-DURABLE\",\"status\":\"SETTLED\"}")));
   }
 
   @AfterEach
