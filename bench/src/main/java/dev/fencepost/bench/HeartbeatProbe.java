@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * The suite's heartbeat load on one lock server alone, held longer: {@code probe.sessions} (10,000)
@@ -76,25 +77,19 @@ public final class HeartbeatProbe {
     System.exit(0);
   }
 
+  /** The suite's heartbeat load on one server, with that backend's durability counters. */
   private static ServerLoad.Result load(
       Environment env, boolean etcd, int sessions, Duration duration) {
-    return etcd
-        ? ServerLoad.run(
-            env.etcdServer(),
-            sessions,
-            Duration.ofSeconds(5),
-            duration,
-            false,
-            env::etcdFsyncs,
-            () -> -1)
-        : ServerLoad.run(
-            env.postgresServer(),
-            sessions,
-            Duration.ofSeconds(5),
-            duration,
-            false,
-            env::postgresWalSyncs,
-            env::postgresTransactionIds);
+    LongSupplier fsyncs = etcd ? env::etcdFsyncs : env::postgresWalSyncs;
+    LongSupplier writes = etcd ? () -> -1 : env::postgresTransactionIds;
+    return ServerLoad.run(
+        etcd ? env.etcdServer() : env.postgresServer(),
+        sessions,
+        Duration.ofSeconds(5),
+        duration,
+        false,
+        fsyncs,
+        writes);
   }
 
   private static String table(Environment env) throws Exception {
