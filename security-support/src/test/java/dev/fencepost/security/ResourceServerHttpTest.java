@@ -171,7 +171,29 @@ class ResourceServerHttpTest extends ResourceServerTestBase {
         .isIn(403, 404);
   }
 
-  /** GET {@code path} (with {@code token}, if any) is answered 200 with {@code body}. */
+  /**
+   * The header is read by our resolver (ADR 0223): the scheme in any case is served, and a header
+   * that names the scheme but is not one token after one space is refused as an invalid token, with
+   * nothing served.
+   */
+  @Test
+  void aMalformedBearerHeaderIsAnInvalidTokenAndTheSchemeInAnyCaseIsServed() throws Exception {
+    String token = keys.token("w1", FencepostRole.PAYOUT_WORKER);
+
+    String lowerCase = rawGet("/work", "bearer " + token);
+    String twoSpaces = rawGet("/work", "Bearer  " + token);
+    String trailingText = rawGet("/work", "Bearer " + token + ", x");
+
+    assertThat(lowerCase).startsWith("HTTP/1.1 200").contains("done");
+    for (String refused : new String[] {twoSpaces, trailingText}) {
+      assertThat(refused)
+          .startsWith("HTTP/1.1 401")
+          .contains("error=\"invalid_token\"")
+          .contains("\"code\":\"UNAUTHENTICATED\"")
+          .doesNotContain("done");
+    }
+  }
+
   /**
    * The firewall's header rule, checked by our predicate (ADR 0192), still refuses: a C1 control
    * character (byte 0x85, which Tomcat passes on as U+0085) after the bearer token is a 400
@@ -207,6 +229,7 @@ class ResourceServerHttpTest extends ResourceServerTestBase {
     }
   }
 
+  /** GET {@code path} (with {@code token}, if any) is answered 200 with {@code body}. */
   private void assertServed(String path, String token, String body) throws Exception {
     HttpResponse<String> response = get(path, token);
     assertThat(response.statusCode()).isEqualTo(200);

@@ -56,6 +56,9 @@ import org.springframework.security.web.firewall.StrictHttpFirewall;
  *       endpoint, and {@code health} and {@code prometheus} too when they share the application's
  *       port, needs OPERATOR; then the application's {@link EndpointAccess} rules; anything else is
  *       denied.
+ *   <li>The token is read from the {@code Authorization} header alone, never from a query or form
+ *       parameter, by {@link BearerHeaderResolver}: Spring's grammar without its regular
+ *       expression.
  *   <li>Refusals are problem+json ({@link RefusalHandlers}).
  * </ul>
  *
@@ -191,6 +194,7 @@ public final class ResourceServerSecurityAutoConfiguration {
         .oauth2ResourceServer(
             resourceServer ->
                 resourceServer
+                    .bearerTokenResolver(new BearerHeaderResolver())
                     .jwt(
                         jwt ->
                             jwt.decoder(

@@ -19,7 +19,9 @@ import org.springframework.boot.security.oauth2.server.resource.autoconfigure.se
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.http.HttpMethod;
+import org.springframework.security.oauth2.server.resource.web.authentication.BearerTokenAuthenticationFilter;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.test.util.ReflectionTestUtils;
 
 class SecurityAutoConfigurationTest {
 
@@ -51,6 +53,30 @@ class SecurityAutoConfigurationTest {
               assertThat(context).hasNotFailed();
               assertThat(context.getBeansOfType(SecurityFilterChain.class))
                   .containsOnlyKeys("fencepostSecurityFilterChain");
+            });
+  }
+
+  /**
+   * The chain's bearer-token filter reads tokens with our resolver, not Spring's default one. The
+   * filter and its converter keep them in private fields, read here by name: if Spring renames
+   * them, this test fails and has to follow.
+   */
+  @Test
+  void theChainReadsBearerTokensWithTheResolverWithoutARegularExpression() {
+    web.withPropertyValues(
+            "spring.security.oauth2.resourceserver.jwt.jwk-set-uri=http://127.0.0.1:1/jwks")
+        .withBean(EndpointAccess.class, () -> RULES)
+        .run(
+            context -> {
+              BearerTokenAuthenticationFilter filter =
+                  context.getBean(SecurityFilterChain.class).getFilters().stream()
+                      .filter(BearerTokenAuthenticationFilter.class::isInstance)
+                      .map(BearerTokenAuthenticationFilter.class::cast)
+                      .findFirst()
+                      .orElseThrow();
+              Object converter = ReflectionTestUtils.getField(filter, "authenticationConverter");
+              assertThat(ReflectionTestUtils.getField(converter, "bearerTokenResolver"))
+                  .isInstanceOf(BearerHeaderResolver.class);
             });
   }
 
