@@ -1,0 +1,135 @@
+package dev.fencepost.bench;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Proxy;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.springframework.security.oauth2.server.resource.web.BearerTokenResolver;
+import org.springframework.security.oauth2.server.resource.web.DefaultBearerTokenResolver;
+
+/**
+ * The CPU cost of finding the bearer token in one request's {@code Authorization} header, with JMH:
+ * Spring Security's {@code DefaultBearerTokenResolver} (a regular expression) against
+ * security-support's {@code BearerHeaderResolver} (a loop over the same grammar, ADR 0223). The
+ * token is {@code tokenLength} characters long, 684 by default: the local identity issuer's
+ * client-credentials token (RS256) that every bench client and local worker presents. One thread,
+ * one fork, 3 warm-up and 5 measured iterations of 2 s, nanoseconds per call. Run it alone on a
+ * quiet machine:
+ *
+ * <pre>
+ * ./mvnw -B -q -pl bench -am -DskipTests package dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
+ * java -cp "bench/target/classes:$(cat bench/target/classpath.txt)" dev.fencepost.bench.BearerTokenCost
+ * </pre>
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Fork(1)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+public class BearerTokenCost {
+
+  private static final String ALPHABET =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+  @Param("684")
+  public int tokenLength;
+
+  private final BearerTokenResolver spring = new DefaultBearerTokenResolver();
+  private BearerTokenResolver ours;
+  private HttpServletRequest request;
+
+  public static void main(String[] args) throws Exception {
+    System.out.printf(
+        "Java %s, %d cores, load %s, commit %s%n",
+        System.getProperty("java.version"),
+        Runtime.getRuntime().availableProcessors(),
+        Provenance.loadAverage(),
+        Provenance.commit());
+    new Runner(new OptionsBuilder().include(BearerTokenCost.class.getName()).build()).run();
+    System.out.println("load after " + Provenance.loadAverage());
+  }
+
+  @Setup
+  public void setUp() throws ReflectiveOperationException {
+    ours = ours();
+    String token = jwtShaped(tokenLength);
+    request = new AuthorizationOnly("Bearer " + token);
+    if (!token.equals(spring.resolve(request)) || !token.equals(ours.resolve(request))) {
+      throw new IllegalStateException("a resolver did not return the token");
+    }
+  }
+
+  @Benchmark
+  public String springRegularExpression() {
+    return spring.resolve(request);
+  }
+
+  @Benchmark
+  public String securitySupportLoop() {
+    return ours.resolve(request);
+  }
+
+  /**
+   * Our resolver is package-private in security-support's {@code impl}, as the chain's other parts
+   * are; a benchmark on the class path may open it, and then calls it through Spring's interface.
+   */
+  private static BearerTokenResolver ours() throws ReflectiveOperationException {
+    Constructor<?> constructor =
+        Class.forName("dev.fencepost.security.impl.BearerHeaderResolver").getDeclaredConstructor();
+    constructor.setAccessible(true);
+    return (BearerTokenResolver) constructor.newInstance();
+  }
+
+  /**
+   * A request that has an {@code Authorization} header and nothing else the resolvers ask for
+   * (their query and form parameters are off); any other call fails, so the benchmark cannot
+   * measure a path it does not mean to.
+   */
+  private static final class AuthorizationOnly extends HttpServletRequestWrapper {
+    private final String authorization;
+
+    AuthorizationOnly(String authorization) {
+      super(
+          (HttpServletRequest)
+              Proxy.newProxyInstance(
+                  BearerTokenCost.class.getClassLoader(),
+                  new Class<?>[] {HttpServletRequest.class},
+                  (proxy, method, args) -> {
+                    throw new UnsupportedOperationException(method.getName());
+                  }));
+      this.authorization = authorization;
+    }
+
+    @Override
+    public String getHeader(String name) {
+      return "Authorization".equalsIgnoreCase(name) ? authorization : null;
+    }
+  }
+
+  /** Three base64url parts joined by dots, {@code length} characters in all. */
+  private static String jwtShaped(int length) {
+    SplittableRandom random = new SplittableRandom(length);
+    StringBuilder token = new StringBuilder(length);
+    for (int i = 0; i < length; i++) {
+      boolean dot = i == length / 8 || i == length / 2;
+      token.append(dot ? '.' : ALPHABET.charAt(random.nextInt(ALPHABET.length())));
+    }
+    return token.toString();
+  }
+}
