@@ -12,8 +12,8 @@ import org.springframework.util.StringUtils;
  * Spring Security's default bearer-token resolver, as configured here (the {@code Authorization}
  * header only; no {@code access_token} query or form parameter), without its regular expression.
  * {@link DefaultBearerTokenResolver} matches the whole header against a case-insensitive pattern on
- * every request, which was 8 to 9 % of a lock server's CPU under the heartbeat load (ADR 0223). The
- * grammar is the same, checked by a loop:
+ * every request: about 6 µs of CPU for a 684-character token, where this loop takes 0.5 µs (ADR
+ * 0223). The grammar is the same:
  *
  * <ul>
  *   <li>A header that does not start with {@code bearer}, in any case, is another scheme or none:
