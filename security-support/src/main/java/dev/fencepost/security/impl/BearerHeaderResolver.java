@@ -26,8 +26,8 @@ import org.springframework.util.StringUtils;
  *
  * Which string this returns decides nothing on its own: the token is still verified (signature,
  * expiry, issuer, audience) before anyone is authenticated. {@code BearerHeaderResolverTest}
- * compares it with Spring's resolver over every code point and over random headers, so a change in
- * either shows up as a difference.
+ * compares it with Spring's resolver on every UTF-16 character in each part of the header and on
+ * random headers, so a change in either shows up as a difference.
  */
 final class BearerHeaderResolver implements BearerTokenResolver {
 
@@ -46,7 +46,7 @@ final class BearerHeaderResolver implements BearerTokenResolver {
    * @throws OAuth2AuthenticationException {@code invalid_token} when it names {@code bearer} but is
    *     not the scheme, a space and a {@code b64token}
    */
-  static String token(String header) {
+  private static String token(String header) {
     // The same test as Spring's, so that a header is another scheme for both or for neither.
     if (!StringUtils.startsWithIgnoreCase(header, "bearer")) {
       return null;
