@@ -3,9 +3,11 @@ package dev.fencepost.bench;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import java.lang.reflect.Constructor;
+import java.lang.reflect.Field;
 import java.lang.reflect.Proxy;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -21,12 +23,21 @@ import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.springframework.security.oauth2.server.resource.web.BearerTokenResolver;
 import org.springframework.security.oauth2.server.resource.web.DefaultBearerTokenResolver;
+import org.springframework.security.web.firewall.StrictHttpFirewall;
 
 /**
- * The CPU cost of finding the bearer token in one request's {@code Authorization} header, with JMH:
- * Spring Security's {@code DefaultBearerTokenResolver} (a regular expression) against
- * security-support's {@code BearerHeaderResolver} (a loop over the same grammar, ADR 0223). The
- * token is {@code tokenLength} characters long, 684 by default: the local identity issuer's
+ * The CPU cost of the two checks every request's {@code Authorization} header goes through, with
+ * JMH, each as Spring Security makes it (a regular expression) and as security-support makes it (a
+ * loop over the same rule):
+ *
+ * <ul>
+ *   <li>the firewall's rule for a header value ({@code StrictHttpFirewall.ALLOWED_HEADER_VALUES}
+ *       against {@code AssignedAndNotControl.HEADER_VALUES}, ADR 0192);
+ *   <li>finding the token ({@code DefaultBearerTokenResolver} against {@code BearerHeaderResolver},
+ *       ADR 0223).
+ * </ul>
+ *
+ * The token is {@code tokenLength} characters long, 684 by default: the local identity issuer's
  * client-credentials token (RS256) that every bench client and local worker presents. One thread,
  * one fork, 3 warm-up and 5 measured iterations of 2 s, nanoseconds per call. Run it alone on a
  * quiet machine:
@@ -51,7 +62,10 @@ public class BearerTokenCost {
   public int tokenLength;
 
   private final BearerTokenResolver spring = new DefaultBearerTokenResolver();
+  private final Predicate<String> springFirewall = StrictHttpFirewall.ALLOWED_HEADER_VALUES;
   private BearerTokenResolver ours;
+  private Predicate<String> ourFirewall;
+  private String header;
   private HttpServletRequest request;
 
   public static void main(String[] args) throws Exception {
@@ -67,33 +81,59 @@ public class BearerTokenCost {
 
   @Setup
   public void setUp() throws ReflectiveOperationException {
-    ours = ours();
+    ours = ourResolver();
+    ourFirewall = ourFirewallRule();
     String token = jwtShaped(tokenLength);
-    request = new AuthorizationOnly("Bearer " + token);
+    header = "Bearer " + token;
+    request = new AuthorizationOnly(header);
     if (!token.equals(spring.resolve(request)) || !token.equals(ours.resolve(request))) {
       throw new IllegalStateException("a resolver did not return the token");
+    }
+    if (!springFirewall.test(header) || !ourFirewall.test(header)) {
+      throw new IllegalStateException("a firewall rule refused the header");
     }
   }
 
   @Benchmark
-  public String springRegularExpression() {
+  public boolean firewallSpringRegularExpression() {
+    return springFirewall.test(header);
+  }
+
+  @Benchmark
+  public boolean firewallSecuritySupportLoop() {
+    return ourFirewall.test(header);
+  }
+
+  @Benchmark
+  public String resolverSpringRegularExpression() {
     return spring.resolve(request);
   }
 
   @Benchmark
-  public String securitySupportLoop() {
+  public String resolverSecuritySupportLoop() {
     return ours.resolve(request);
   }
 
-  /**
-   * Our resolver is package-private in security-support's {@code impl}, as the chain's other parts
-   * are; a benchmark on the class path may open it, and then calls it through Spring's interface.
+  /*
+   * Our resolver and firewall rule are package-private in security-support's impl, as the chain's
+   * other parts are; a benchmark on the class path may open them, and then calls them through
+   * Spring's and the JDK's interfaces.
    */
-  private static BearerTokenResolver ours() throws ReflectiveOperationException {
+
+  private static BearerTokenResolver ourResolver() throws ReflectiveOperationException {
     Constructor<?> constructor =
         Class.forName("dev.fencepost.security.impl.BearerHeaderResolver").getDeclaredConstructor();
     constructor.setAccessible(true);
     return (BearerTokenResolver) constructor.newInstance();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Predicate<String> ourFirewallRule() throws ReflectiveOperationException {
+    Field values =
+        Class.forName("dev.fencepost.security.impl.AssignedAndNotControl")
+            .getDeclaredField("HEADER_VALUES");
+    values.setAccessible(true);
+    return (Predicate<String>) values.get(null);
   }
 
   /**
