@@ -31,8 +31,8 @@ import org.springframework.util.StringUtils;
  */
 final class BearerHeaderResolver implements BearerTokenResolver {
 
-  /** The scheme and its one space, matched in ASCII letters of any case. */
-  private static final String SCHEME = "bearer ";
+  /** Where the token starts: after {@code bearer} and its one space. */
+  private static final int TOKEN_START = "bearer ".length();
 
   @Override
   public String resolve(HttpServletRequest request) {
@@ -47,19 +47,21 @@ final class BearerHeaderResolver implements BearerTokenResolver {
    *     not the scheme, a space and a {@code b64token}
    */
   private static String token(String header) {
-    // The same test as Spring's, so that a header is another scheme for both or for neither.
+    // The same test as Spring's, so that a header is another scheme for both or for neither. It
+    // also settles the six letters: no character outside ASCII folds onto b, e, a or r, so they
+    // are the ASCII letters the pattern asks for, in any case.
     if (!StringUtils.startsWithIgnoreCase(header, "bearer")) {
       return null;
     }
     int length = header.length();
-    int i = SCHEME.length();
-    if (length <= i || !schemeAndSpace(header)) {
+    int i = TOKEN_START;
+    if (length <= i || header.charAt(i - 1) != ' ') {
       throw malformed();
     }
     while (i < length && tokenCharacter(header.charAt(i))) {
       i++;
     }
-    if (i == SCHEME.length()) {
+    if (i == TOKEN_START) {
       throw malformed();
     }
     while (i < length && header.charAt(i) == '=') {
@@ -68,21 +70,7 @@ final class BearerHeaderResolver implements BearerTokenResolver {
     if (i != length) {
       throw malformed();
     }
-    return header.substring(SCHEME.length());
-  }
-
-  /**
-   * The first seven characters are {@code bearer} and a space, letters compared in ASCII alone as
-   * the pattern's case-insensitive flag does; setting bit 0x20 folds exactly {@code A-Z} onto
-   * {@code a-z} and no other character onto a letter.
-   */
-  private static boolean schemeAndSpace(String header) {
-    for (int i = 0; i < SCHEME.length() - 1; i++) {
-      if ((header.charAt(i) | 0x20) != SCHEME.charAt(i)) {
-        return false;
-      }
-    }
-    return header.charAt(SCHEME.length() - 1) == ' ';
+    return header.substring(TOKEN_START);
   }
 
   private static boolean tokenCharacter(char c) {
