@@ -1,8 +1,10 @@
 package dev.fencepost.security;
 
+import java.time.Instant;
 import java.util.Optional;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.security.oauth2.server.resource.authentication.AbstractOAuth2TokenAuthenticationToken;
 
 /**
  * Who is calling, for audit and ownership: the authenticated principal of the request being served.
@@ -33,6 +35,21 @@ public final class CurrentCaller {
   public static String requireName() {
     return name()
         .orElseThrow(() -> new IllegalStateException("no authenticated caller for this request"));
+  }
+
+  /**
+   * When the credential the current request was authenticated with stops being valid: the bearer
+   * token's {@code exp}. Empty when the caller is not authenticated by a token or its token has no
+   * expiry. Whatever outlives the request on the strength of this authentication (a stream) must
+   * end by then.
+   */
+  public static Optional<Instant> credentialsExpireAt() {
+    if (name().isEmpty()
+        || !(SecurityContextHolder.getContext().getAuthentication()
+            instanceof AbstractOAuth2TokenAuthenticationToken<?> token)) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(token.getToken().getExpiresAt());
   }
 
   /** Whether the current caller is authenticated and has {@code role}. */

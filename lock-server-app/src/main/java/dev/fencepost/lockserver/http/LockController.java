@@ -4,6 +4,7 @@ import dev.fencepost.lock.FencingToken;
 import dev.fencepost.lock.LockInfo;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.SessionId;
+import dev.fencepost.lock.SessionNotFoundException;
 import dev.fencepost.lockserver.http.LockApiModels.AcquireRequest;
 import dev.fencepost.lockserver.http.LockApiModels.CreateSessionRequest;
 import dev.fencepost.lockserver.http.LockApiModels.GrantRequest;
@@ -16,7 +17,11 @@ import dev.fencepost.lockserver.service.InvalidLockRequestException;
 import dev.fencepost.lockserver.service.LockService;
 import dev.fencepost.security.CurrentCaller;
 import dev.fencepost.security.FencepostRole;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
 import java.time.Duration;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -35,9 +40,11 @@ import org.springframework.web.bind.annotation.RestController;
 class LockController {
 
   private final LockService service;
+  private final KeepAliveStreams streams;
 
-  LockController(LockService service) {
+  LockController(LockService service, KeepAliveStreams streams) {
     this.service = service;
+    this.streams = streams;
   }
 
   @PostMapping(path = "/v1/sessions", consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -54,6 +61,32 @@ class LockController {
   SessionResponse keepAlive(@PathVariable("id") String id) {
     SessionId session = ownSession(id, "keepalive");
     return SessionResponse.of(service.keepAlive(session));
+  }
+
+  /**
+   * Upgrades to the session's keepalive stream (ADR 0224), for the session's owner only, as a
+   * keepalive is. A request that is not a WebSocket upgrade is refused before anything is checked.
+   */
+  @GetMapping("/v1/sessions/{id}/keepalive-stream")
+  void keepAliveStream(
+      @PathVariable("id") String id, HttpServletRequest request, HttpServletResponse response)
+      throws IOException {
+    String upgrade = request.getHeader(HttpHeaders.UPGRADE);
+    if (upgrade == null || !upgrade.equalsIgnoreCase("websocket")) {
+      throw new InvalidLockRequestException(
+          "the keepalive stream is a WebSocket: send Upgrade: websocket");
+    }
+    SessionId session = ownSession(id, "keepalive_stream");
+    if (service.principalOf(session).isEmpty()) {
+      // A keepalive answers this per request; a stream for no session would be open for nothing.
+      throw new SessionNotFoundException(session);
+    }
+    streams.open(
+        request,
+        response,
+        session,
+        CurrentCaller.requireName(),
+        CurrentCaller.credentialsExpireAt().orElse(null));
   }
 
   @DeleteMapping("/v1/sessions/{id}")

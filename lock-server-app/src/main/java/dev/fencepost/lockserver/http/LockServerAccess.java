@@ -23,6 +23,7 @@ class LockServerAccess {
         rules
             .allow(HttpMethod.POST, "/v1/sessions", PAYOUT_WORKER, RECONCILER)
             .allow(HttpMethod.POST, "/v1/sessions/{id}/keepalive", PAYOUT_WORKER, RECONCILER)
+            .allow(HttpMethod.GET, "/v1/sessions/{id}/keepalive-stream", PAYOUT_WORKER, RECONCILER)
             .allow(HttpMethod.DELETE, "/v1/sessions/{id}", PAYOUT_WORKER, RECONCILER)
             .allow(HttpMethod.POST, "/v1/locks/{key}/acquire", PAYOUT_WORKER, RECONCILER)
             .allow(HttpMethod.POST, "/v1/locks/{key}/renew", PAYOUT_WORKER, RECONCILER)

@@ -1,0 +1,271 @@
+package dev.fencepost.lockserver.http;
+
+import dev.fencepost.lock.SessionId;
+import dev.fencepost.lock.SessionInfo;
+import dev.fencepost.lock.SessionNotFoundException;
+import dev.fencepost.lockserver.backend.BackendUnavailableException;
+import dev.fencepost.lockserver.config.LockServerProperties;
+import dev.fencepost.lockserver.service.LockService;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.websocket.CloseReason;
+import jakarta.websocket.Endpoint;
+import jakarta.websocket.EndpointConfig;
+import jakarta.websocket.MessageHandler;
+import jakarta.websocket.Session;
+import jakarta.websocket.server.ServerContainer;
+import jakarta.websocket.server.ServerEndpointConfig;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.stereotype.Component;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Keepalives over one WebSocket per session (ADR 0224, docs/lock-server.md): the client opens
+ * {@code GET /v1/sessions/{id}/keepalive-stream} once, authenticated and checked for ownership like
+ * any session call, then sends each keepalive as a text frame holding its sequence number and reads
+ * the session's new expiry in the answer. A keepalive then costs a frame each way instead of an
+ * authenticated HTTP request, which is most of what a keepalive cost the server.
+ *
+ * <p>What the handshake proved holds only as long as the token that proved it: the stream is closed
+ * ({@value #TOKEN_EXPIRED}) when the token expires, and the client opens a new one with a fresh
+ * token. A stream silent for its session's TTL is closed too: it keeps no session alive. Anything
+ * but a sequence number of 1 to 18 digits closes the stream ({@code 1003}, or {@code 1009} for a
+ * frame over {@value #MAX_FRAME_CHARS} characters) and keeps nothing alive.
+ */
+@Component
+final class KeepAliveStreams implements DisposableBean {
+
+  /** Close code: the token the stream was opened with has expired; open a new one. */
+  static final int TOKEN_EXPIRED = 4401;
+
+  /** Close code: the session is gone (expired or closed); the answer said SESSION_NOT_FOUND. */
+  static final int SESSION_NOT_FOUND = 4404;
+
+  /** A keepalive frame is a sequence number: 18 digits at most, so anything longer is not one. */
+  static final int MAX_FRAME_CHARS = 32;
+
+  private static final Logger log = LoggerFactory.getLogger(KeepAliveStreams.class);
+
+  private final LockService service;
+  private final Duration maxTtl;
+  private final JsonMapper json;
+  private final ScheduledExecutorService expiries =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "fencepost-keepalive-stream-expiry");
+            t.setDaemon(true);
+            return t;
+          });
+  private final AtomicInteger open = new AtomicInteger();
+
+  KeepAliveStreams(LockService service, LockServerProperties properties, MeterRegistry meters) {
+    this.service = service;
+    this.maxTtl = properties.maxTtl();
+    this.json = JsonMapper.builder().build();
+    Gauge.builder("fencepost.lock.keepalive.streams", open, AtomicInteger::get)
+        .description("Keepalive streams open on this server")
+        .register(meters);
+  }
+
+  /**
+   * Upgrades this request to a keepalive stream for {@code session}, whose owner the caller has
+   * been checked to be. The connection outlives the request, not the caller's token.
+   */
+  void open(
+      HttpServletRequest request,
+      HttpServletResponse response,
+      SessionId session,
+      String principal,
+      Instant tokenExpiresAt)
+      throws IOException {
+    ServerContainer container =
+        (ServerContainer) request.getServletContext().getAttribute(ServerContainer.class.getName());
+    if (container == null) {
+      throw new IllegalStateException("the servlet container offers no WebSocket support");
+    }
+    Stream stream = new Stream(session, principal, tokenExpiresAt);
+    ServerEndpointConfig config =
+        ServerEndpointConfig.Builder.create(Stream.class, request.getRequestURI())
+            .configurator(
+                new ServerEndpointConfig.Configurator() {
+                  @Override
+                  public <T> T getEndpointInstance(Class<T> type) {
+                    return type.cast(stream);
+                  }
+                })
+            .build();
+    try {
+      container.upgradeHttpToWebSocket(request, response, config, Map.of());
+    } catch (jakarta.websocket.DeploymentException e) {
+      throw new IllegalStateException("could not open the keepalive stream", e);
+    }
+  }
+
+  @Override
+  public void destroy() {
+    expiries.shutdownNow();
+  }
+
+  /** One session's stream: every frame is handled on the connection's own container thread. */
+  final class Stream extends Endpoint implements MessageHandler.Whole<String> {
+
+    private final SessionId sessionId;
+    private final String principal;
+    private final Instant tokenExpiresAt;
+    private Session ws;
+    private ScheduledFuture<?> expiry;
+
+    Stream(SessionId sessionId, String principal, Instant tokenExpiresAt) {
+      this.sessionId = sessionId;
+      this.principal = principal;
+      this.tokenExpiresAt = tokenExpiresAt;
+    }
+
+    @Override
+    public void onOpen(Session session, EndpointConfig config) {
+      this.ws = session;
+      session.setMaxTextMessageBufferSize(MAX_FRAME_CHARS);
+      session.setMaxBinaryMessageBufferSize(MAX_FRAME_CHARS);
+      session.addMessageHandler(String.class, this);
+      // Without a handler of its own the container would drop binary frames silently.
+      session.addMessageHandler(ByteBuffer.class, binary -> reject("a binary frame"));
+      // Until the first keepalive says the session's TTL, the longest any session may have.
+      session.setMaxIdleTimeout(maxTtl.toMillis());
+      open.incrementAndGet();
+      long untilExpiry =
+          tokenExpiresAt == null ? -1 : Duration.between(Instant.now(), tokenExpiresAt).toMillis();
+      if (tokenExpiresAt != null) {
+        expiry =
+            expiries.schedule(
+                () -> close(TOKEN_EXPIRED, "token expired"),
+                Math.max(0, untilExpiry),
+                TimeUnit.MILLISECONDS);
+      }
+      log.atDebug()
+          .addKeyValue("event", "lock.session.keepalive_stream_opened")
+          .addKeyValue("sessionId", sessionId.value())
+          .addKeyValue("principal", principal)
+          .addKeyValue("tokenExpiresAt", tokenExpiresAt)
+          .log("keepalive stream opened");
+    }
+
+    @Override
+    public void onMessage(String frame) {
+      long seq = sequence(frame);
+      if (seq < 0) {
+        reject("a text frame of " + frame.length() + " characters");
+        return;
+      }
+      Map<String, Object> answer = new LinkedHashMap<>();
+      answer.put("seq", seq);
+      try {
+        SessionInfo info = service.keepAlive(sessionId);
+        // A stream silent for its session's TTL is keeping nothing alive.
+        ws.setMaxIdleTimeout(Math.max(1_000, info.ttl().toMillis()));
+        answer.put("sessionId", info.sessionId().value());
+        answer.put("owner", info.owner());
+        answer.put("ttlMillis", info.ttl().toMillis());
+        answer.put("expiresAt", info.expiresAt());
+        send(answer);
+      } catch (SessionNotFoundException e) {
+        answer.put("code", e.code());
+        answer.put("detail", e.getMessage());
+        send(answer);
+        close(SESSION_NOT_FOUND, "session not found");
+      } catch (BackendUnavailableException e) {
+        // The store is down, not the session: the client tries again on its next heartbeat.
+        answer.put("code", "BACKEND_UNAVAILABLE");
+        answer.put("detail", e.getMessage());
+        send(answer);
+      } catch (RuntimeException e) {
+        log.atError()
+            .addKeyValue("event", "lock.session.keepalive_stream_failed")
+            .addKeyValue("sessionId", sessionId.value())
+            .setCause(e)
+            .log("keepalive stream closed: unexpected failure");
+        close(CloseReason.CloseCodes.UNEXPECTED_CONDITION.getCode(), "internal error");
+      }
+    }
+
+    private void reject(String what) {
+      log.atWarn()
+          .addKeyValue("event", "lock.session.keepalive_stream_rejected")
+          .addKeyValue("sessionId", sessionId.value())
+          .addKeyValue("principal", principal)
+          .log("keepalive stream closed: {} is not a keepalive sequence number", what);
+      close(CloseReason.CloseCodes.CANNOT_ACCEPT.getCode(), "not a keepalive sequence number");
+    }
+
+    @Override
+    public void onClose(Session session, CloseReason reason) {
+      open.decrementAndGet();
+      if (expiry != null) {
+        expiry.cancel(false);
+      }
+      log.atDebug()
+          .addKeyValue("event", "lock.session.keepalive_stream_closed")
+          .addKeyValue("sessionId", sessionId.value())
+          .addKeyValue("closeCode", reason.getCloseCode().getCode())
+          .log("keepalive stream closed: {}", reason.getReasonPhrase());
+    }
+
+    @Override
+    public void onError(Session session, Throwable thr) {
+      // A peer that vanished or a frame over the limit: the container closes the stream.
+      log.atDebug()
+          .addKeyValue("event", "lock.session.keepalive_stream_error")
+          .addKeyValue("sessionId", sessionId.value())
+          .log("keepalive stream error: {}", thr.toString());
+    }
+
+    private synchronized void send(Map<String, Object> answer) {
+      try {
+        ws.getBasicRemote().sendText(json.writeValueAsString(answer));
+      } catch (IOException | IllegalStateException e) {
+        // Closed under us (token expiry, the peer): the client learns it from the close.
+      }
+    }
+
+    private synchronized void close(int code, String reason) {
+      try {
+        if (ws.isOpen()) {
+          ws.close(new CloseReason(CloseReason.CloseCodes.getCloseCode(code), reason));
+        }
+      } catch (IOException | IllegalStateException e) {
+        // Already closing.
+      }
+    }
+  }
+
+  /** The frame's sequence number, or -1 unless it is 1 to 18 ASCII digits. */
+  static long sequence(String frame) {
+    int n = frame.length();
+    if (n == 0 || n > 18) {
+      return -1;
+    }
+    long value = 0;
+    for (int i = 0; i < n; i++) {
+      char c = frame.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      value = value * 10 + (c - '0');
+    }
+    return value;
+  }
+}
