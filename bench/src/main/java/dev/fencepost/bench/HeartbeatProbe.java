@@ -13,11 +13,13 @@ import java.util.function.LongSupplier;
  * sessions each sending a keepalive every 5 s for {@code probe.seconds} (120), after {@code
  * probe.warmupSeconds} (60) of the same load unmeasured, so that the server's JIT compilers have
  * done most of their work. {@code probe.server} picks the server: {@code postgres} (the default) or
- * {@code etcd}. Prints the load's figures; on PostgreSQL also what the keepalives did to {@code
- * lock_session} (updates, of which HOT, dead rows, table and index sizes), before and after. {@code
- * bench.serverJvmArgs} go to the lock servers' JVMs, e.g. a JFR recording. A diagnostic for
- * keepalives that fall behind or cost too much; the suite's row is the figure to quote. Run it
- * alone on a quiet machine:
+ * {@code etcd}; {@code probe.transport} how keepalives are sent: {@code stream} (the default, one
+ * keepalive stream per session as the starter holds it, ADR 0224) or {@code request} (one HTTP
+ * request each). Prints the load's figures, and the live heap per session and per stream; on
+ * PostgreSQL also what the keepalives did to {@code lock_session} (updates, of which HOT, dead
+ * rows, table and index sizes), before and after. {@code bench.serverJvmArgs} go to the lock
+ * servers' JVMs, e.g. a JFR recording. A diagnostic for keepalives that fall behind or cost too
+ * much; the suite's row is the figure to quote. Run it alone on a quiet machine:
  *
  * <pre>
  * java -Dlogback.configurationFile=bench/logback-harness.xml -Dfencepost.apps.dir=bench/target/apps \
@@ -43,6 +45,9 @@ public final class HeartbeatProbe {
     Duration duration = LockBench.seconds("probe.seconds", "120");
     Duration warmup = LockBench.seconds("probe.warmupSeconds", "60");
     boolean etcd = "etcd".equals(System.getProperty("probe.server", "postgres"));
+    ServerLoad.Transport transport =
+        ServerLoad.Transport.valueOf(
+            System.getProperty("probe.transport", "stream").toUpperCase(java.util.Locale.ROOT));
     List<String> jvmArgs = LockBench.splitArgs(System.getProperty("bench.serverJvmArgs", ""));
     System.out.println("commit " + Provenance.commit() + ", load " + Provenance.loadAverage());
     try (Environment env = Environment.start(Path.of("bench/target/heartbeat-probe"), jvmArgs)) {
@@ -50,14 +55,14 @@ public final class HeartbeatProbe {
         System.out.println("lock_session before: " + table(env));
       }
       if (!warmup.isZero()) {
-        load(env, etcd, sessions, warmup);
+        load(env, etcd, transport, sessions, warmup, false);
         System.out.println("warmed up for " + warmup.toSeconds() + " s");
       }
-      ServerLoad.Result r = load(env, etcd, sessions, duration);
+      ServerLoad.Result r = load(env, etcd, transport, sessions, duration, true);
       System.out.printf(
           "%s: asked %.0f/s, done %.0f/s, corrected p50 %s ms p99 %s ms, service p50 %s ms p99 %s"
               + " ms, server cores %.3f (%.3f ms per keepalive), commits per keepalive %.3f,"
-              + " errors %d%n",
+              + " errors %d; %s, %d streams opened, heap per stream %.0f B, per session %.0f B%n",
           etcd ? "etcd" : "postgres",
           r.heartbeatsPerSecond(),
           r.heartbeats().throughput(),
@@ -68,7 +73,11 @@ public final class HeartbeatProbe {
           r.serverCores(),
           r.serverCores() * 1000 / r.heartbeats().throughput(),
           r.writeTransactionsPerHeartbeat(),
-          r.heartbeats().errors());
+          r.heartbeats().errors(),
+          r.transport(),
+          r.streamsOpened(),
+          r.bytesPerStream(),
+          r.bytesPerSession());
       if (!etcd) {
         System.out.println("lock_session after: " + table(env));
       }
@@ -79,15 +88,21 @@ public final class HeartbeatProbe {
 
   /** The suite's heartbeat load on one server, with that backend's durability counters. */
   private static ServerLoad.Result load(
-      Environment env, boolean etcd, int sessions, Duration duration) {
+      Environment env,
+      boolean etcd,
+      ServerLoad.Transport transport,
+      int sessions,
+      Duration duration,
+      boolean measureHeap) {
     LongSupplier fsyncs = etcd ? env::etcdFsyncs : env::postgresWalSyncs;
     LongSupplier writes = etcd ? () -> -1 : env::postgresTransactionIds;
     return ServerLoad.run(
         etcd ? env.etcdServer() : env.postgresServer(),
+        transport,
         sessions,
         Duration.ofSeconds(5),
         duration,
-        false,
+        measureHeap,
         fsyncs,
         writes);
   }

@@ -143,6 +143,7 @@ public final class LockBench {
         load.add(
             ServerLoad.run(
                 env.etcdServer(),
+                ServerLoad.Transport.STREAM,
                 settings.heartbeatSessions(),
                 Duration.ofSeconds(5),
                 settings.heartbeatDuration(),
@@ -152,6 +153,7 @@ public final class LockBench {
         load.add(
             ServerLoad.run(
                 env.postgresServer(),
+                ServerLoad.Transport.STREAM,
                 settings.heartbeatSessions(),
                 Duration.ofSeconds(5),
                 settings.heartbeatDuration(),

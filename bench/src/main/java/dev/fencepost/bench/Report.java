@@ -230,9 +230,15 @@ public final class Report {
                     : f("%.3f", r.writeTransactionsPerHeartbeat()),
                 r.bytesPerSession(),
                 r.bytesPerLock(),
-                r.heartbeats().errors() > 0
-                    ? r.heartbeats().errors() + " errors: " + r.heartbeats().firstError()
-                    : ""));
+                (r.transport() == ServerLoad.Transport.STREAM
+                        ? f(
+                            "keepalive streams (ADR 0224): %d opened, the reconnects included;"
+                                + " heap %.0f B per stream. ",
+                            r.streamsOpened(), r.bytesPerStream())
+                        : "one HTTP request per keepalive. ")
+                    + (r.heartbeats().errors() > 0
+                        ? r.heartbeats().errors() + " errors: " + r.heartbeats().firstError()
+                        : "")));
       }
       md.append("\n");
     }

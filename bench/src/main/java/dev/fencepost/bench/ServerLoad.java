@@ -24,9 +24,20 @@ import java.util.regex.Pattern;
  */
 public final class ServerLoad {
 
+  /**
+   * How the keepalives reach the server: one HTTP request each, on kept-alive connections shared by
+   * the sender threads, or one frame each on the session's own keepalive stream (ADR 0224), one
+   * connection per session as 10,000 lock clients would hold them.
+   */
+  public enum Transport {
+    REQUEST,
+    STREAM
+  }
+
   /** What one server did. */
   public record Result(
       String server,
+      Transport transport,
       int sessions,
       double heartbeatsPerSecond,
       LoadGenerator.Result heartbeats,
@@ -37,7 +48,16 @@ public final class ServerLoad {
       long heapWithSessions,
       long heapWithLocks,
       int locksHeld,
+      long heapWithStreams,
+      int streamsOpened,
       String error) {
+
+    /** Live heap per open keepalive stream, above the idle sessions' own. */
+    public double bytesPerStream() {
+      return transport != Transport.STREAM || heapWithStreams < 0 || heapWithSessions < 0
+          ? Double.NaN
+          : (double) (heapWithStreams - heapWithSessions) / sessions;
+    }
 
     public double bytesPerSession() {
       return sessions == 0 || heapWithSessions < 0 || heapBaseline < 0
@@ -61,6 +81,7 @@ public final class ServerLoad {
 
   public static Result run(
       JavaProcess server,
+      Transport transport,
       int sessions,
       Duration heartbeatEvery,
       Duration duration,
@@ -99,6 +120,27 @@ public final class ServerLoad {
         f.get();
       }
       long withSessions = measureHeap ? liveHeap(server) : -1;
+      List<KeepAliveStreamSender> streams = new ArrayList<>();
+      long withStreams = -1;
+      int openedBefore = KeepAliveStreamSender.OPENED.get();
+      if (transport == Transport.STREAM) {
+        for (String id : ids) {
+          streams.add(new KeepAliveStreamSender(http, server.baseUrl(), id));
+        }
+        futures.clear();
+        for (KeepAliveStreamSender stream : streams) {
+          futures.add(
+              pool.submit(
+                  () -> {
+                    stream.open();
+                    return null;
+                  }));
+        }
+        for (Future<?> f : futures) {
+          f.get();
+        }
+        withStreams = measureHeap ? liveHeap(server) : -1;
+      }
       double rate = sessions / (heartbeatEvery.toMillis() / 1000.0);
       long cpuBefore = Environment.pidCpu(Environment.serverPid(server), false);
       long fsyncBefore = fsyncCounter.getAsLong();
@@ -115,7 +157,12 @@ public final class ServerLoad {
 
                 @Override
                 public void run(int thread) throws Exception {
-                  String id = ids.get((int) (next.getAndIncrement() % ids.size()));
+                  int n = (int) (next.getAndIncrement() % ids.size());
+                  if (transport == Transport.STREAM) {
+                    streams.get(n).keepAlive(Duration.ofSeconds(10));
+                    return;
+                  }
+                  String id = ids.get(n);
                   int status = senders.get().send("POST", "/v1/sessions/" + id + "/keepalive", "");
                   if (status != 200) {
                     throw new IllegalStateException("keepalive answered " + status);
@@ -126,6 +173,8 @@ public final class ServerLoad {
       long cpu = Environment.pidCpu(Environment.serverPid(server), false) - cpuBefore;
       long fsyncs = fsyncCounter.getAsLong() - fsyncBefore;
       long writesAfter = writeTransactionCounter.getAsLong();
+      int streamsOpened = KeepAliveStreamSender.OPENED.get() - openedBefore;
+      streams.forEach(KeepAliveStreamSender::close);
       futures.clear();
       for (int i = 0; i < ids.size(); i++) {
         String id = ids.get(i);
@@ -161,6 +210,7 @@ public final class ServerLoad {
       }
       return new Result(
           server.name(),
+          transport,
           sessions,
           rate,
           r,
@@ -173,10 +223,13 @@ public final class ServerLoad {
           withSessions,
           withLocks,
           ids.size(),
+          withStreams,
+          streamsOpened,
           null);
     } catch (Exception e) {
       return new Result(
           server.name(),
+          transport,
           sessions,
           0,
           null,
@@ -185,6 +238,8 @@ public final class ServerLoad {
           Double.NaN,
           -1,
           -1,
+          -1,
+          0,
           -1,
           0,
           LoadGenerator.describe(e));
