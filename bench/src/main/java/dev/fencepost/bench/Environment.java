@@ -401,7 +401,8 @@ public final class Environment implements AutoCloseable {
             BenchIdentity.serverEnvironment())
         .jvmArgs(List.of("-Xms256m"))
         .jvmArgs(jvmArgs.stream().map(a -> a.replace("{server}", name)).toList())
-        .heap("1g")
+        // bench.serverHeap: room for 10,000 keepalive streams needs more than the default.
+        .heap(System.getProperty("bench.serverHeap", "1g"))
         .httpPort(0)
         .log(workDir.resolve(name + ".log"))
         .args(

@@ -59,6 +59,9 @@ public final class HeartbeatProbe {
         System.out.println("warmed up for " + warmup.toSeconds() + " s");
       }
       ServerLoad.Result r = load(env, etcd, transport, sessions, duration, true);
+      if (r.heartbeats() == null) {
+        throw new IllegalStateException("the load did not run: " + r.error());
+      }
       System.out.printf(
           "%s: asked %.0f/s, done %.0f/s, corrected p50 %s ms p99 %s ms, service p50 %s ms p99 %s"
               + " ms, server cores %.3f (%.3f ms per keepalive), commits per keepalive %.3f,"

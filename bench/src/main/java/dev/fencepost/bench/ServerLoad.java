@@ -30,7 +30,19 @@ public final class ServerLoad {
    * connection per session as 10,000 lock clients would hold them.
    */
   public enum Transport {
+    /** One request per keepalive over kept-alive connections shared by the sender threads. */
     REQUEST,
+    /**
+     * One request per keepalive over a kept-alive connection of the session's own, as 10,000 lock
+     * clients would each hold one if their idle connections outlived the heartbeat interval.
+     */
+    REQUEST_OWN_CONNECTION,
+    /**
+     * One request per keepalive over a new connection (TCP, TLS), as an otherwise idle lock client
+     * sends it: the starter keeps an idle connection 4 s and its heartbeat comes every 5 s.
+     */
+    REQUEST_NEW_CONNECTION,
+    /** One frame per keepalive on the session's keepalive stream (ADR 0224). */
     STREAM
   }
 
@@ -52,9 +64,14 @@ public final class ServerLoad {
       int streamsOpened,
       String error) {
 
-    /** Live heap per open keepalive stream, above the idle sessions' own. */
+    /**
+     * Live heap per open keepalive stream (or per session's own kept-alive connection), above the
+     * idle sessions' own.
+     */
     public double bytesPerStream() {
-      return transport != Transport.STREAM || heapWithStreams < 0 || heapWithSessions < 0
+      return !(transport == Transport.STREAM || transport == Transport.REQUEST_OWN_CONNECTION)
+              || heapWithStreams < 0
+              || heapWithSessions < 0
           ? Double.NaN
           : (double) (heapWithStreams - heapWithSessions) / sessions;
     }
@@ -141,6 +158,23 @@ public final class ServerLoad {
         }
         withStreams = measureHeap ? liveHeap(server) : -1;
       }
+      List<PlainHttp> own = new ArrayList<>();
+      if (transport == Transport.REQUEST_OWN_CONNECTION) {
+        for (String id : ids) {
+          own.add(new PlainHttp(server.baseUrl()));
+        }
+        // Each connection opened (and its first keepalive sent) before the window, as streams are.
+        futures.clear();
+        for (int i = 0; i < ids.size(); i++) {
+          PlainHttp connection = own.get(i);
+          String path = "/v1/sessions/" + ids.get(i) + "/keepalive";
+          futures.add(pool.submit(() -> connection.send("POST", path, "")));
+        }
+        for (Future<?> f : futures) {
+          f.get();
+        }
+        withStreams = measureHeap ? liveHeap(server) : -1;
+      }
       double rate = sessions / (heartbeatEvery.toMillis() / 1000.0);
       long cpuBefore = Environment.pidCpu(Environment.serverPid(server), false);
       long fsyncBefore = fsyncCounter.getAsLong();
@@ -163,6 +197,21 @@ public final class ServerLoad {
                     return;
                   }
                   String id = ids.get(n);
+                  String path = "/v1/sessions/" + id + "/keepalive";
+                  if (transport != Transport.REQUEST) {
+                    int status;
+                    if (transport == Transport.REQUEST_OWN_CONNECTION) {
+                      status = own.get(n).send("POST", path, "");
+                    } else {
+                      try (PlainHttp fresh = new PlainHttp(server.baseUrl())) {
+                        status = fresh.send("POST", path, "");
+                      }
+                    }
+                    if (status != 200) {
+                      throw new IllegalStateException("keepalive answered " + status);
+                    }
+                    return;
+                  }
                   int status = senders.get().send("POST", "/v1/sessions/" + id + "/keepalive", "");
                   if (status != 200) {
                     throw new IllegalStateException("keepalive answered " + status);
@@ -175,6 +224,7 @@ public final class ServerLoad {
       long writesAfter = writeTransactionCounter.getAsLong();
       int streamsOpened = KeepAliveStreamSender.OPENED.get() - openedBefore;
       streams.forEach(KeepAliveStreamSender::close);
+      own.forEach(PlainHttp::close);
       futures.clear();
       for (int i = 0; i < ids.size(); i++) {
         String id = ids.get(i);

@@ -6,6 +6,7 @@ import dev.fencepost.lock.SessionNotFoundException;
 import dev.fencepost.lockserver.backend.BackendUnavailableException;
 import dev.fencepost.lockserver.config.LockServerProperties;
 import dev.fencepost.lockserver.service.LockService;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.http.HttpServletRequest;
@@ -72,6 +73,7 @@ final class KeepAliveStreams implements DisposableBean {
             return t;
           });
   private final AtomicInteger open = new AtomicInteger();
+  private final Counter opened;
 
   KeepAliveStreams(LockService service, LockServerProperties properties, MeterRegistry meters) {
     this.service = service;
@@ -80,6 +82,12 @@ final class KeepAliveStreams implements DisposableBean {
     Gauge.builder("fencepost.lock.keepalive.streams", open, AtomicInteger::get)
         .description("Keepalive streams open on this server")
         .register(meters);
+    this.opened =
+        Counter.builder("fencepost.lock.keepalive.streams.opened")
+            .description(
+                "Keepalive streams opened on this server; each client opens one again when its"
+                    + " token expires")
+            .register(meters);
   }
 
   /**
@@ -97,6 +105,13 @@ final class KeepAliveStreams implements DisposableBean {
         (ServerContainer) request.getServletContext().getAttribute(ServerContainer.class.getName());
     if (container == null) {
       throw new IllegalStateException("the servlet container offers no WebSocket support");
+    }
+    if (container.getDefaultMaxTextMessageBufferSize() != MAX_FRAME_CHARS) {
+      // The container sizes each stream's message buffers from these when it upgrades, before
+      // onOpen could: 8 KiB of characters and 8 KiB of bytes per stream by default, for frames of
+      // a few characters. This server serves no other WebSocket.
+      container.setDefaultMaxTextMessageBufferSize(MAX_FRAME_CHARS);
+      container.setDefaultMaxBinaryMessageBufferSize(MAX_FRAME_CHARS);
     }
     Stream stream = new Stream(session, principal, tokenExpiresAt);
     ServerEndpointConfig config =
@@ -139,14 +154,13 @@ final class KeepAliveStreams implements DisposableBean {
     @Override
     public void onOpen(Session session, EndpointConfig config) {
       this.ws = session;
-      session.setMaxTextMessageBufferSize(MAX_FRAME_CHARS);
-      session.setMaxBinaryMessageBufferSize(MAX_FRAME_CHARS);
       session.addMessageHandler(String.class, this);
       // Without a handler of its own the container would drop binary frames silently.
       session.addMessageHandler(ByteBuffer.class, binary -> reject("a binary frame"));
       // Until the first keepalive says the session's TTL, the longest any session may have.
       session.setMaxIdleTimeout(maxTtl.toMillis());
       open.incrementAndGet();
+      opened.increment();
       long untilExpiry =
           tokenExpiresAt == null ? -1 : Duration.between(Instant.now(), tokenExpiresAt).toMillis();
       if (tokenExpiresAt != null) {

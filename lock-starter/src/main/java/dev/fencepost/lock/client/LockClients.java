@@ -68,6 +68,7 @@ public final class LockClients {
             4, Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(5));
     private MeterRegistry meterRegistry;
     private BearerTokenSource tokens;
+    private boolean keepAliveStream = true;
     private final List<LockLostListener> lockLostListeners = new ArrayList<>();
 
     private Builder(URI baseUrl) {
@@ -147,6 +148,15 @@ public final class LockClients {
     }
 
     /**
+     * Whether heartbeats go over the session's keepalive stream, one WebSocket held open (ADR
+     * 0224), falling back to a request whenever it cannot serve one. Default true.
+     */
+    public Builder keepAliveStream(boolean keepAliveStream) {
+      this.keepAliveStream = keepAliveStream;
+      return this;
+    }
+
+    /**
      * The acquire retry budget when the lock server cannot be reached (FR-28): at most {@code
      * maxAttempts} attempts in all (1..20), none started after {@code maxElapsed}, with full-jitter
      * backoff whose cap starts at {@code baseDelay} and doubles up to {@code maxDelay}. Default 4
@@ -215,7 +225,8 @@ public final class LockClients {
           connectTimeout,
           readTimeout,
           retry,
-          tokens);
+          tokens,
+          keepAliveStream);
     }
   }
 

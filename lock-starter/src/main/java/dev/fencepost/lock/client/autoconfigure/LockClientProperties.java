@@ -59,6 +59,14 @@ public class LockClientProperties {
    */
   private Duration readTimeout = Duration.ofSeconds(2);
 
+  /**
+   * Whether heartbeats go over the session's keepalive stream, one WebSocket held open, instead of
+   * one HTTP request each (ADR 0224). Whenever the stream cannot serve a heartbeat the client sends
+   * it as a request, so turn this off only where something between client and server cannot carry a
+   * WebSocket. Default true.
+   */
+  private boolean keepAliveStream = true;
+
   /** Acquire retries when the lock server cannot be reached (FR-28). */
   private final Retry retry = new Retry();
 
@@ -126,6 +134,14 @@ public class LockClientProperties {
     this.readTimeout = readTimeout;
   }
 
+  public boolean isKeepAliveStream() {
+    return keepAliveStream;
+  }
+
+  public void setKeepAliveStream(boolean keepAliveStream) {
+    this.keepAliveStream = keepAliveStream;
+  }
+
   public Retry getRetry() {
     return retry;
   }
@@ -143,7 +159,8 @@ public class LockClientProperties {
         new LockClientSettings.Retry(
             retry.maxAttempts, retry.baseDelay, retry.maxDelay, retry.maxElapsed),
         // No token source here: the auto-configuration adds the context's (withTokens).
-        null);
+        null,
+        keepAliveStream);
   }
 
   /** Bounded, jittered acquire retries (FR-28). */

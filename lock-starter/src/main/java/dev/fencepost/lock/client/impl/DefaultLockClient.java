@@ -77,6 +77,7 @@ public final class DefaultLockClient implements StartableLockClient, SmartLifecy
 
   private final LockClientSettings settings;
   private final LockServerHttp http;
+  private final KeepAliveStream stream;
   private final LockClientMetrics metrics;
   private final List<LockLostListener> listeners;
   private final Backoff backoff;
@@ -113,6 +114,7 @@ public final class DefaultLockClient implements StartableLockClient, SmartLifecy
     this.listeners = List.copyOf(listeners);
     this.backoff = Objects.requireNonNull(backoff, "backoff");
     this.http = new LockServerHttp(settings);
+    this.stream = settings.keepAliveStream() ? new KeepAliveStream(settings) : null;
     this.ttlNanos = settings.ttl().toNanos();
     this.marginNanos = settings.margin().toNanos();
     metrics.activeGrants(live::size);
@@ -161,6 +163,9 @@ public final class DefaultLockClient implements StartableLockClient, SmartLifecy
     }
     heartbeatToStop.shutdownNow();
     awaitQuietly(heartbeatToStop);
+    if (stream != null) {
+      stream.close();
+    }
     ClientSession closing;
     sessionLock.lock();
     try {
@@ -552,7 +557,7 @@ public final class DefaultLockClient implements StartableLockClient, SmartLifecy
       }
       long sent = System.nanoTime();
       try {
-        http.keepAlive(s.id());
+        keepAlive(s.id());
         s.confirm(sent);
         metrics.heartbeat(HeartbeatOutcome.OK, since(sent));
         heartbeatSucceeded(s);
@@ -579,6 +584,16 @@ public final class DefaultLockClient implements StartableLockClient, SmartLifecy
           // The cause is ECS's `error` object; an `error` key as well drops the event.
           .setCause(e)
           .log("unexpected heartbeat error");
+    }
+  }
+
+  /**
+   * One keepalive: over the session's stream when it can serve it (ADR 0224), else as a request.
+   * Either way the deadline counts from the tick's start, before whichever was sent.
+   */
+  private void keepAlive(SessionId id) {
+    if (stream == null || stream.keepAlive(id).isEmpty()) {
+      http.keepAlive(id);
     }
   }
 

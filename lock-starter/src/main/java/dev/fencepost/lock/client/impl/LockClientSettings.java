@@ -18,6 +18,8 @@ import java.util.Objects;
  * @param readTimeout response timeout for every request; acquire adds its wait to it
  * @param retry the acquire retry budget (FR-28)
  * @param tokens where each request's bearer token comes from, or null to send none
+ * @param keepAliveStream whether heartbeats go over the session's keepalive stream (ADR 0224),
+ *     falling back to a request whenever the stream cannot serve one
  */
 public record LockClientSettings(
     URI baseUrl,
@@ -28,7 +30,8 @@ public record LockClientSettings(
     Duration connectTimeout,
     Duration readTimeout,
     Retry retry,
-    BearerTokenSource tokens) {
+    BearerTokenSource tokens,
+    boolean keepAliveStream) {
 
   /**
    * Smallest margin accepted: below it the local deadline would be no earlier than the server's.
@@ -82,10 +85,58 @@ public record LockClientSettings(
     }
   }
 
+  /** The settings with heartbeats over the keepalive stream, the default (ADR 0224). */
+  public LockClientSettings(
+      URI baseUrl,
+      String owner,
+      Duration ttl,
+      double safetyMargin,
+      Duration defaultWait,
+      Duration connectTimeout,
+      Duration readTimeout,
+      Retry retry,
+      BearerTokenSource tokens) {
+    this(
+        baseUrl,
+        owner,
+        ttl,
+        safetyMargin,
+        defaultWait,
+        connectTimeout,
+        readTimeout,
+        retry,
+        tokens,
+        true);
+  }
+
   /** The same settings presenting tokens from {@code tokens} (null: none). */
   public LockClientSettings withTokens(BearerTokenSource tokens) {
     return new LockClientSettings(
-        baseUrl, owner, ttl, safetyMargin, defaultWait, connectTimeout, readTimeout, retry, tokens);
+        baseUrl,
+        owner,
+        ttl,
+        safetyMargin,
+        defaultWait,
+        connectTimeout,
+        readTimeout,
+        retry,
+        tokens,
+        keepAliveStream);
+  }
+
+  /** The same settings with the keepalive stream on or off. */
+  public LockClientSettings withKeepAliveStream(boolean keepAliveStream) {
+    return new LockClientSettings(
+        baseUrl,
+        owner,
+        ttl,
+        safetyMargin,
+        defaultWait,
+        connectTimeout,
+        readTimeout,
+        retry,
+        tokens,
+        keepAliveStream);
   }
 
   /** The heartbeat period: a third of the TTL. */

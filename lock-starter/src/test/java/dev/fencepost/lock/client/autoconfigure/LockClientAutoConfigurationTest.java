@@ -140,7 +140,20 @@ class LockClientAutoConfigurationTest {
               assertThat(settings.margin()).isEqualTo(Duration.ofMillis(3600));
               assertThat(context.getBean(LockTemplate.class).defaultWait())
                   .isEqualTo(Duration.ofMillis(750));
+              assertThat(settings.keepAliveStream()).as("the keepalive stream's default").isTrue();
             });
+  }
+
+  @Test
+  void theKeepaliveStreamCanBeSwitchedOff() {
+    runner
+        .withPropertyValues(
+            "fencepost.lock.client.base-url=" + closedPortUrl,
+            "fencepost.lock.client.keep-alive-stream=false")
+        .run(
+            context ->
+                assertThat(context.getBean(DefaultLockClient.class).settings().keepAliveStream())
+                    .isFalse());
   }
 
   @Test

@@ -152,6 +152,29 @@ public final class RealLockServer {
     return new AdminApi(baseUrl);
   }
 
+  /** Keepalives the server has served as requests ({@code POST /v1/sessions/{id}/keepalive}). */
+  public long keepAliveRequests() {
+    var timer =
+        meters().find("http.server.requests").tag("uri", "/v1/sessions/{id}/keepalive").timer();
+    return timer == null ? 0 : timer.count();
+  }
+
+  /** Keepalive streams the server has opened since it started (ADR 0224). */
+  public long keepAliveStreamsOpened() {
+    var counter = meters().find("fencepost.lock.keepalive.streams.opened").counter();
+    return counter == null ? 0 : (long) counter.count();
+  }
+
+  /** Keepalive streams open on the server now. */
+  public long keepAliveStreamsOpen() {
+    var gauge = meters().find("fencepost.lock.keepalive.streams").gauge();
+    return gauge == null ? 0 : (long) gauge.value();
+  }
+
+  private io.micrometer.core.instrument.MeterRegistry meters() {
+    return context.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+  }
+
   /** Whether the lock server's own context created a lock client: it must not. */
   public boolean serverContextHasLockClient() {
     return context.getBeanProvider(LockClient.class).getIfAvailable() != null;

@@ -3,6 +3,7 @@ package dev.fencepost.lock.client.testing;
 import dev.fencepost.lock.client.LockClientMetrics;
 import dev.fencepost.lock.client.impl.DefaultLockClient;
 import dev.fencepost.lock.client.impl.LockClientSettings;
+import dev.fencepost.security.BearerTokenSource;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -25,6 +26,8 @@ public final class TestSettings {
   private Duration baseDelay = Duration.ofMillis(50);
   private Duration maxDelay = Duration.ofMillis(400);
   private Duration maxElapsed = Duration.ofSeconds(3);
+  private BearerTokenSource tokens = TestIdentity.worker();
+  private boolean keepAliveStream = true;
 
   private TestSettings(String baseUrl) {
     this.baseUrl = baseUrl;
@@ -63,6 +66,18 @@ public final class TestSettings {
     return this;
   }
 
+  /** Tokens from {@code tokens} instead of the test worker's. */
+  public TestSettings tokens(BearerTokenSource tokens) {
+    this.tokens = tokens;
+    return this;
+  }
+
+  /** Heartbeats over the keepalive stream (the default) or as requests only. */
+  public TestSettings keepAliveStream(boolean keepAliveStream) {
+    this.keepAliveStream = keepAliveStream;
+    return this;
+  }
+
   public LockClientSettings build() {
     return new LockClientSettings(
         URI.create(baseUrl),
@@ -73,7 +88,8 @@ public final class TestSettings {
         connectTimeout,
         readTimeout,
         new LockClientSettings.Retry(maxAttempts, baseDelay, maxDelay, maxElapsed),
-        TestIdentity.worker());
+        tokens,
+        keepAliveStream);
   }
 
   /** A started client with these settings, recording nothing, with no lock-lost listener. */
