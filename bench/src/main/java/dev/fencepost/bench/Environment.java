@@ -401,8 +401,9 @@ public final class Environment implements AutoCloseable {
             BenchIdentity.serverEnvironment())
         .jvmArgs(List.of("-Xms256m"))
         .jvmArgs(jvmArgs.stream().map(a -> a.replace("{server}", name)).toList())
-        // bench.serverHeap: room for 10,000 keepalive streams needs more than the default.
-        .heap(System.getProperty("bench.serverHeap", "1g"))
+        // The heartbeat cell holds 10,000 keepalive streams, about 100 KiB of heap each (ADR 0224):
+        // 1 GB, the heap before them, cannot hold them. bench.serverHeap overrides it.
+        .heap(System.getProperty("bench.serverHeap", "3g"))
         .httpPort(0)
         .log(workDir.resolve(name + ".log"))
         .args(
@@ -410,6 +411,8 @@ public final class Environment implements AutoCloseable {
                 "--spring.main.banner-mode=off",
                 "--logging.structured.format.console=",
                 "--logging.level.root=WARN",
+                // One keepalive stream per session of the heartbeat cell (ADR 0224).
+                "--fencepost.lock.max-keepalive-streams=10000",
                 // The lock server signs every grant (ADR 0136); the benchmark pays for it too.
                 GrantSigningKeys.generate(workDir.resolve("grant-keys")).lockServerArg()))
         .args(appArgs)

@@ -55,7 +55,10 @@ public final class HeartbeatProbe {
         System.out.println("lock_session before: " + table(env));
       }
       if (!warmup.isZero()) {
-        load(env, etcd, transport, sessions, warmup, false);
+        ServerLoad.Result w = load(env, etcd, transport, sessions, warmup, false);
+        if (w.heartbeats() == null) {
+          throw new IllegalStateException("the warm-up did not run: " + w.error());
+        }
         System.out.println("warmed up for " + warmup.toSeconds() + " s");
       }
       ServerLoad.Result r = load(env, etcd, transport, sessions, duration, true);

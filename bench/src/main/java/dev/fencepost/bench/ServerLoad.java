@@ -123,11 +123,13 @@ public final class ServerLoad {
         futures.add(
             pool.submit(
                 () -> {
+                  // A TTL that outlasts opening 10,000 streams (over a minute on etcd), which
+                  // happens before the first keepalive; the keepalive's cost does not depend on it.
                   String body =
                       post(
                           http,
                           server.baseUrl() + "/v1/sessions",
-                          "{\"owner\":\"hb-" + n + "\",\"ttlMillis\":60000}",
+                          "{\"owner\":\"hb-" + n + "\",\"ttlMillis\":300000}",
                           201);
                   ids.add(body.replaceAll(".*\"sessionId\"\\s*:\\s*\"([^\"]+)\".*", "$1"));
                   return null;

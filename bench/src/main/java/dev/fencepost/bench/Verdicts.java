@@ -165,12 +165,15 @@ final class Verdicts {
               && r.heartbeats().throughput() >= 0.95 * r.heartbeatsPerSecond();
       md.append(
           f(
-              "| %s: 10,000 sessions heartbeating every 5 s: <= 0.15 core; %s | %d sessions,"
-                  + " %.0f of %.0f keepalives/s done, %.3f cores (%.2fx the limit, scaled to"
-                  + " 10,000); %s%s | %s |\n",
+              "| %s: 10,000 sessions heartbeating every 5 s: <= 0.15 core; %s | %d sessions"
+                  + " (%s), %.0f of %.0f keepalives/s done, %.3f cores (%.2fx the limit, scaled"
+                  + " to 10,000); %s%s | %s |\n",
               r.server(),
               etcd ? "no fsync per heartbeat" : "heartbeats batched",
               r.sessions(),
+              r.transport() == ServerLoad.Transport.STREAM
+                  ? "keepalive streams"
+                  : "keepalive requests",
               r.heartbeats().throughput(),
               r.heartbeatsPerSecond(),
               scaled,
@@ -182,16 +185,27 @@ final class Verdicts {
                       Stats.quote(r.heartbeats().serviceTime(), 99))
                   : "",
               met ? "**met**" : "**not met**"));
+      // A session that keeps itself alive over a stream holds the stream's memory as well.
+      boolean streamed = !Double.isNaN(r.bytesPerStream());
+      double perSession = r.bytesPerSession() + (streamed ? r.bytesPerStream() : 0);
       md.append(
           f(
               "| %s memory: <= 1 KiB heap per held lock, <= 2 KiB per idle session | %.0f B per"
-                  + " lock (%.2fx), %.0f B per session (%.2fx) | %s |\n",
+                  + " lock (%.2fx), %.0f B per session (%.2fx)%s | %s |\n",
               r.server(),
               r.bytesPerLock(),
               r.bytesPerLock() / 1024,
-              r.bytesPerSession(),
-              r.bytesPerSession() / 2048,
-              r.bytesPerLock() <= 1024 && r.bytesPerSession() <= 2048 ? "**met**" : "**not met**"));
+              perSession,
+              perSession / 2048,
+              streamed
+                  ? f(
+                      ", of which %.0f B its %s",
+                      r.bytesPerStream(),
+                      r.transport() == ServerLoad.Transport.STREAM
+                          ? "keepalive stream (ADR 0224)"
+                          : "kept-alive connection")
+                  : "",
+              r.bytesPerLock() <= 1024 && perSession <= 2048 ? "**met**" : "**not met**"));
     }
     if (o.serverLoad().isEmpty()) {
       md.append(

@@ -28,6 +28,10 @@ import org.springframework.util.unit.DataSize;
  *     server.tomcat.threads.max}
  * @param capacityRetryAfter the {@code Retry-After} of a 429: how long a refused client should wait
  *     before trying again
+ * @param maxKeepaliveStreams the most keepalive streams (ADR 0224) this instance holds open at
+ *     once; beyond it an upgrade gets 429 {@code TOO_MANY_KEEPALIVE_STREAMS} and the client sends
+ *     its keepalives as requests. Each open stream holds about 100 KiB of heap and a connection, so
+ *     this bounds what streams can take of the heap (2,000: about 200 MiB)
  */
 @ConfigurationProperties("fencepost.lock")
 public record LockServerProperties(
@@ -41,7 +45,8 @@ public record LockServerProperties(
     Integer maxWaitingAcquiresPerSession,
     Long maxSessions,
     Integer reservedRequestThreads,
-    Duration capacityRetryAfter) {
+    Duration capacityRetryAfter,
+    Integer maxKeepaliveStreams) {
 
   public LockServerProperties {
     backend = backend == null ? Backend.POSTGRES : backend;
@@ -56,6 +61,11 @@ public record LockServerProperties(
     maxSessions = maxSessions == null ? 10_000L : maxSessions;
     reservedRequestThreads = reservedRequestThreads == null ? 50 : reservedRequestThreads;
     capacityRetryAfter = capacityRetryAfter == null ? Duration.ofSeconds(1) : capacityRetryAfter;
+    maxKeepaliveStreams = maxKeepaliveStreams == null ? 2_000 : maxKeepaliveStreams;
+    if (maxKeepaliveStreams < 0) {
+      throw new IllegalArgumentException(
+          "fencepost.lock.max-keepalive-streams must be 0 (no streams) or more");
+    }
     if (maxWaitingAcquires < 1 || maxWaitingAcquiresPerSession < 1 || maxSessions < 1) {
       throw new IllegalArgumentException(
           "fencepost.lock.max-waiting-acquires, max-waiting-acquires-per-session and max-sessions"

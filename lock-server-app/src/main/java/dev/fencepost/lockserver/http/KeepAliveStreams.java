@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -47,6 +48,11 @@ import tools.jackson.databind.json.JsonMapper;
  * token. A stream silent for its session's TTL is closed too: it keeps no session alive. Anything
  * but a sequence number of 1 to 18 digits closes the stream ({@code 1003}, or {@code 1009} for a
  * frame over {@value #MAX_FRAME_CHARS} characters) and keeps nothing alive.
+ *
+ * <p>A stream holds a connection and its buffers (about 100 KiB of heap, ADR 0224), so a session
+ * has one stream at most (a newer one replaces it, {@value #REPLACED}) and an instance at most
+ * {@code fencepost.lock.max-keepalive-streams}; beyond that the upgrade is a 429 and the client
+ * sends its keepalives as requests.
  */
 @Component
 final class KeepAliveStreams implements DisposableBean {
@@ -56,6 +62,9 @@ final class KeepAliveStreams implements DisposableBean {
 
   /** Close code: the session is gone (expired or closed); the answer said SESSION_NOT_FOUND. */
   static final int SESSION_NOT_FOUND = 4404;
+
+  /** Close code: the session opened a newer stream, which replaces this one. */
+  static final int REPLACED = 4409;
 
   /** A keepalive frame is a sequence number: 18 digits at most, so anything longer is not one. */
   static final int MAX_FRAME_CHARS = 32;
@@ -72,12 +81,15 @@ final class KeepAliveStreams implements DisposableBean {
             t.setDaemon(true);
             return t;
           });
+  private final int maxStreams;
   private final AtomicInteger open = new AtomicInteger();
+  private final Map<SessionId, Stream> bySession = new ConcurrentHashMap<>();
   private final Counter opened;
 
   KeepAliveStreams(LockService service, LockServerProperties properties, MeterRegistry meters) {
     this.service = service;
     this.maxTtl = properties.maxTtl();
+    this.maxStreams = properties.maxKeepaliveStreams();
     this.json = JsonMapper.builder().build();
     Gauge.builder("fencepost.lock.keepalive.streams", open, AtomicInteger::get)
         .description("Keepalive streams open on this server")
@@ -112,6 +124,10 @@ final class KeepAliveStreams implements DisposableBean {
       // a few characters. This server serves no other WebSocket.
       container.setDefaultMaxTextMessageBufferSize(MAX_FRAME_CHARS);
       container.setDefaultMaxBinaryMessageBufferSize(MAX_FRAME_CHARS);
+    }
+    if (open.get() >= maxStreams) {
+      // Checked before the upgrade, so upgrades in flight may overshoot it by a few.
+      throw service.keepaliveStreamsFull(session);
     }
     Stream stream = new Stream(session, principal, tokenExpiresAt);
     ServerEndpointConfig config =
@@ -161,6 +177,12 @@ final class KeepAliveStreams implements DisposableBean {
       session.setMaxIdleTimeout(maxTtl.toMillis());
       open.incrementAndGet();
       opened.increment();
+      // One stream per session: a client that reconnects before the server noticed its old
+      // connection die replaces it, and no session can hold more than one stream's memory.
+      Stream previous = bySession.put(sessionId, this);
+      if (previous != null) {
+        previous.close(REPLACED, "replaced by a newer stream of the session");
+      }
       long untilExpiry =
           tokenExpiresAt == null ? -1 : Duration.between(Instant.now(), tokenExpiresAt).toMillis();
       if (tokenExpiresAt != null) {
@@ -228,6 +250,7 @@ final class KeepAliveStreams implements DisposableBean {
     @Override
     public void onClose(Session session, CloseReason reason) {
       open.decrementAndGet();
+      bySession.remove(sessionId, this);
       if (expiry != null) {
         expiry.cancel(false);
       }

@@ -15,7 +15,9 @@ public final class CapacityExceededException extends RuntimeException {
     /** {@code fencepost.lock.max-waiting-acquires-per-session}: waiting acquires of a session. */
     SESSION_WAITING_ACQUIRES("TOO_MANY_WAITING_ACQUIRES", "session_waiting_acquires"),
     /** {@code fencepost.lock.max-sessions}: live sessions in the backend. */
-    SESSIONS("TOO_MANY_SESSIONS", "sessions");
+    SESSIONS("TOO_MANY_SESSIONS", "sessions"),
+    /** {@code fencepost.lock.max-keepalive-streams}: keepalive streams open on this instance. */
+    KEEPALIVE_STREAMS("TOO_MANY_KEEPALIVE_STREAMS", "keepalive_streams");
 
     private final String code;
     private final String tag;

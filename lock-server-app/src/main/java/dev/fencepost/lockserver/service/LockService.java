@@ -339,6 +339,18 @@ public final class LockService implements AutoCloseable {
         .register(meters);
   }
 
+  /**
+   * The refusal of a keepalive stream beyond {@code fencepost.lock.max-keepalive-streams} (ADR
+   * 0224), logged and counted as every capacity refusal is; the caller throws it.
+   */
+  public CapacityExceededException keepaliveStreamsFull(SessionId sessionId) {
+    return refused(
+        CapacityExceededException.Limit.KEEPALIVE_STREAMS,
+        properties.maxKeepaliveStreams(),
+        "keepalive_stream",
+        sessionId);
+  }
+
   /** Logs and counts a capacity refusal; the caller throws what this returns. */
   private CapacityExceededException refused(
       CapacityExceededException.Limit limit, long max, String operation, SessionId sessionId) {

@@ -58,7 +58,9 @@ class KeepAliveStreamTest {
 
   @BeforeAll
   static void start() {
-    server = PostgresLockServer.start(lockdb);
+    // Room for the three streams the capacity test opens, no more: no other test holds more than
+    // two at once, and one more may still be closing when it starts.
+    server = PostgresLockServer.start(lockdb, "--fencepost.lock.max-keepalive-streams=3");
     int port = ((WebServerApplicationContext) server).getWebServer().getPort();
     base = "127.0.0.1:" + port;
     worker = LockServerClient.of(server).as(workerTokens());
@@ -188,6 +190,42 @@ class KeepAliveStreamTest {
     assertThat(stream.answer().get("seq").asLong()).isEqualTo(1);
 
     assertThat(stream.closeCode()).isEqualTo(KeepAliveStreams.TOKEN_EXPIRED);
+  }
+
+  @Test
+  void aNewerStreamOfTheSessionReplacesTheOlderOne() throws Exception {
+    String session = worker.newSession("w");
+    Stream older = Stream.open(session, workerToken());
+    Stream newer = Stream.open(session, workerToken());
+
+    assertThat(older.closeCode()).isEqualTo(KeepAliveStreams.REPLACED);
+    newer.send("1");
+    assertThat(newer.answer().get("seq").asLong()).isEqualTo(1);
+    newer.ws().sendClose(WebSocket.NORMAL_CLOSURE, "done").get(5, SECONDS);
+    await().atMost(Duration.ofSeconds(10)).until(() -> openStreams() == 0);
+  }
+
+  @Test
+  void beyondTheMaximumAnUpgradeIsRefusedWith429AndOpensNothing() throws Exception {
+    await().atMost(Duration.ofSeconds(10)).until(() -> openStreams() == 0);
+    Stream first = Stream.open(worker.newSession("w"), workerToken());
+    Stream second = Stream.open(worker.newSession("w"), workerToken());
+    Stream third = Stream.open(worker.newSession("w"), workerToken());
+    String fourth = worker.newSession("w");
+
+    assertThat(handshakeStatus(fourth, workerToken())).isEqualTo(429);
+    assertThat(openStreams()).isEqualTo(3);
+    assertThat(events.named("lock.capacity_rejected"))
+        .anySatisfy(e -> assertThat(e).containsEntry("limit", "keepalive_streams"));
+
+    first.ws().sendClose(WebSocket.NORMAL_CLOSURE, "done").get(5, SECONDS);
+    await().atMost(Duration.ofSeconds(10)).until(() -> openStreams() == 2);
+    Stream again = Stream.open(fourth, workerToken());
+    again.send("1");
+    assertThat(again.answer().get("seq").asLong()).isEqualTo(1);
+    for (Stream s : java.util.List.of(second, third, again)) {
+      s.ws().sendClose(WebSocket.NORMAL_CLOSURE, "done").get(5, SECONDS);
+    }
   }
 
   @Test
