@@ -154,9 +154,14 @@ public final class RealLockServer {
 
   /** Keepalives the server has served as requests ({@code POST /v1/sessions/{id}/keepalive}). */
   public long keepAliveRequests() {
-    var timer =
-        meters().find("http.server.requests").tag("uri", "/v1/sessions/{id}/keepalive").timer();
-    return timer == null ? 0 : timer.count();
+    // One timer per status and outcome: every answer counts.
+    return meters()
+        .find("http.server.requests")
+        .tag("uri", "/v1/sessions/{id}/keepalive")
+        .timers()
+        .stream()
+        .mapToLong(io.micrometer.core.instrument.Timer::count)
+        .sum();
   }
 
   /** Keepalive streams the server has opened since it started (ADR 0224). */
