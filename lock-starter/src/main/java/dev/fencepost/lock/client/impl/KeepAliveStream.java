@@ -193,18 +193,10 @@ final class KeepAliveStream implements AutoCloseable {
           .addKeyValue("event", "lock.keepalive_stream.unavailable")
           .addKeyValue("refusals", refusedOpens)
           .addKeyValue("retryInMillis", backoff.toMillis())
-          .addKeyValue("error", rootMessage(e))
+          .addKeyValue("error", LockServerHttp.rootMessage(e))
           .log("keepalive stream not available; keepalives go as requests");
       return false;
     }
-  }
-
-  private static String rootMessage(Throwable e) {
-    Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
-    }
-    return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
   }
 
   private HttpClient client() throws NoSuchAlgorithmException {

@@ -278,7 +278,8 @@ final class LockServerHttp {
     return false;
   }
 
-  private static String rootMessage(Throwable e) {
+  /** The innermost cause, as its class and message, for a log event or an exception message. */
+  static String rootMessage(Throwable e) {
     Throwable t = e;
     while (t.getCause() != null && t.getCause() != t) {
       t = t.getCause();
