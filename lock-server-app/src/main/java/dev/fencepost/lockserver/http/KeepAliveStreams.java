@@ -1,5 +1,6 @@
 package dev.fencepost.lockserver.http;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.fencepost.lock.SessionId;
 import dev.fencepost.lock.SessionInfo;
 import dev.fencepost.lock.SessionNotFoundException;
@@ -22,7 +23,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -86,11 +86,13 @@ final class KeepAliveStreams implements DisposableBean {
   private final Map<SessionId, Stream> bySession = new ConcurrentHashMap<>();
   private final Counter opened;
 
-  KeepAliveStreams(LockService service, LockServerProperties properties, MeterRegistry meters) {
+  KeepAliveStreams(
+      LockService service, LockServerProperties properties, MeterRegistry meters, JsonMapper json) {
     this.service = service;
     this.maxTtl = properties.maxTtl();
     this.maxStreams = properties.maxKeepaliveStreams();
-    this.json = JsonMapper.builder().build();
+    // The application's mapper: an answer's fields are written as the keepalive request's are.
+    this.json = json;
     Gauge.builder("fencepost.lock.keepalive.streams", open, AtomicInteger::get)
         .description("Keepalive streams open on this server")
         .register(meters);
@@ -183,13 +185,11 @@ final class KeepAliveStreams implements DisposableBean {
       if (previous != null) {
         previous.close(REPLACED, "replaced by a newer stream of the session");
       }
-      long untilExpiry =
-          tokenExpiresAt == null ? -1 : Duration.between(Instant.now(), tokenExpiresAt).toMillis();
       if (tokenExpiresAt != null) {
         expiry =
             expiries.schedule(
                 () -> close(TOKEN_EXPIRED, "token expired"),
-                Math.max(0, untilExpiry),
+                Math.max(0, Duration.between(Instant.now(), tokenExpiresAt).toMillis()),
                 TimeUnit.MILLISECONDS);
       }
       log.atDebug()
@@ -207,27 +207,17 @@ final class KeepAliveStreams implements DisposableBean {
         reject("a text frame of " + frame.length() + " characters");
         return;
       }
-      Map<String, Object> answer = new LinkedHashMap<>();
-      answer.put("seq", seq);
       try {
         SessionInfo info = service.keepAlive(sessionId);
         // A stream silent for its session's TTL is keeping nothing alive.
         ws.setMaxIdleTimeout(Math.max(1_000, info.ttl().toMillis()));
-        answer.put("sessionId", info.sessionId().value());
-        answer.put("owner", info.owner());
-        answer.put("ttlMillis", info.ttl().toMillis());
-        answer.put("expiresAt", info.expiresAt());
-        send(answer);
+        send(Answer.of(seq, info));
       } catch (SessionNotFoundException e) {
-        answer.put("code", e.code());
-        answer.put("detail", e.getMessage());
-        send(answer);
+        send(Answer.refused(seq, e.code(), e.getMessage()));
         close(SESSION_NOT_FOUND, "session not found");
       } catch (BackendUnavailableException e) {
         // The store is down, not the session: the client tries again on its next heartbeat.
-        answer.put("code", "BACKEND_UNAVAILABLE");
-        answer.put("detail", e.getMessage());
-        send(answer);
+        send(Answer.refused(seq, "BACKEND_UNAVAILABLE", e.getMessage()));
       } catch (RuntimeException e) {
         log.atError()
             .addKeyValue("event", "lock.session.keepalive_stream_failed")
@@ -270,7 +260,7 @@ final class KeepAliveStreams implements DisposableBean {
           .log("keepalive stream error: {}", thr.toString());
     }
 
-    private synchronized void send(Map<String, Object> answer) {
+    private synchronized void send(Answer answer) {
       try {
         ws.getBasicRemote().sendText(json.writeValueAsString(answer));
       } catch (IOException | IllegalStateException e) {
@@ -286,6 +276,36 @@ final class KeepAliveStreams implements DisposableBean {
       } catch (IOException | IllegalStateException e) {
         // Already closing.
       }
+    }
+  }
+
+  /**
+   * The answer to keepalive {@code seq}: the session as a keepalive request returns it, or the
+   * refusal's {@code code} and {@code detail}. Absent fields are left out.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  record Answer(
+      long seq,
+      String sessionId,
+      String owner,
+      Long ttlMillis,
+      Instant expiresAt,
+      String code,
+      String detail) {
+
+    static Answer of(long seq, SessionInfo info) {
+      return new Answer(
+          seq,
+          info.sessionId().value(),
+          info.owner(),
+          info.ttl().toMillis(),
+          info.expiresAt(),
+          null,
+          null);
+    }
+
+    static Answer refused(long seq, String code, String detail) {
+      return new Answer(seq, null, null, null, null, code, detail);
     }
   }
 

@@ -124,21 +124,6 @@ public record LockClientSettings(
         keepAliveStream);
   }
 
-  /** The same settings with the keepalive stream on or off. */
-  public LockClientSettings withKeepAliveStream(boolean keepAliveStream) {
-    return new LockClientSettings(
-        baseUrl,
-        owner,
-        ttl,
-        safetyMargin,
-        defaultWait,
-        connectTimeout,
-        readTimeout,
-        retry,
-        tokens,
-        keepAliveStream);
-  }
-
   /** The heartbeat period: a third of the TTL. */
   public Duration heartbeatInterval() {
     return ttl.dividedBy(3);
