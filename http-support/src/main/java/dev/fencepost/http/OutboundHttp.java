@@ -109,6 +109,7 @@ public final class OutboundHttp implements AutoCloseable {
   private final CloseableHttpClient client;
   private final PoolingHttpClientConnectionManager connections;
   private final Duration responseTimeout;
+  private final Duration idleFor;
   private final long maxResponseBytes;
 
   /**
@@ -125,6 +126,7 @@ public final class OutboundHttp implements AutoCloseable {
 
   private OutboundHttp(Builder b) {
     this.responseTimeout = b.responseTimeout;
+    this.idleFor = b.idleFor;
     this.maxResponseBytes = b.maxResponseBytes;
     this.connections =
         PoolingHttpClientConnectionManagerBuilder.create()
@@ -289,6 +291,11 @@ public final class OutboundHttp implements AutoCloseable {
       builder.requestInterceptor(authorization);
     }
     return builder;
+  }
+
+  /** How long an idle kept-alive connection is kept ({@link Builder#idleFor}). */
+  public Duration idleFor() {
+    return idleFor;
   }
 
   /** The connections this instance pools (for tests and diagnostics). */

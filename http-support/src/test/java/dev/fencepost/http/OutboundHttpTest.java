@@ -12,6 +12,7 @@ import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMoc
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.http.Fault;
@@ -238,6 +239,38 @@ class OutboundHttpTest {
 
     assertThat(http.connections().getTotalStats().getAvailable()).isEqualTo(1);
     assertThat(http.connections().getTotalStats().getLeased()).isZero();
+  }
+
+  @Test
+  void anIdleConnectionIsKeptForIdleForAndNoLonger() {
+    // A lock client keeps its connection past one heartbeat this way (ADR 0225). The pool closes
+    // an expired connection only when asked, so each check asks it first.
+    server.stubFor(get("/record").willReturn(aResponse().withStatus(200).withBody("{}")));
+    try (OutboundHttp kept =
+        OutboundHttp.builder()
+            .connectTimeout(Duration.ofSeconds(2))
+            .responseTimeout(Duration.ofSeconds(5))
+            .idleFor(Duration.ofSeconds(3))
+            .build()) {
+      kept.restClient(server.baseUrl(), BEARER)
+          .build()
+          .get()
+          .uri("/record")
+          .retrieve()
+          .toEntity(String.class);
+
+      assertThat(kept.idleFor()).isEqualTo(Duration.ofSeconds(3));
+      await()
+          .during(Duration.ofMillis(1_500))
+          .atMost(Duration.ofMillis(2_500))
+          .until(() -> pooledAfterClosingExpired(kept) == 1);
+      await().atMost(Duration.ofSeconds(10)).until(() -> pooledAfterClosingExpired(kept) == 0);
+    }
+  }
+
+  private static int pooledAfterClosingExpired(OutboundHttp http) {
+    http.connections().closeExpired();
+    return http.connections().getTotalStats().getAvailable();
   }
 
   private static java.util.List<Throwable> chain(Throwable e) {

@@ -21,6 +21,8 @@ class OwnConfigTest {
     assertThat(environment.getProperty("spring.application.name")).isEqualTo("lock-server");
     assertThat(environment.getProperty("server.port")).isEqualTo("8081");
     assertThat(environment.getProperty("server.tomcat.max-keep-alive-requests")).isEqualTo("-1");
+    // Twice the longest a lock client keeps an idle connection (ADR 0225): the client closes it.
+    assertThat(environment.getProperty("server.tomcat.keep-alive-timeout")).isEqualTo("60s");
   }
 
   @Test

@@ -289,6 +289,54 @@ class PostgresKeepAliveBatchingTest {
   }
 
   @Test
+  void manyCallersRacingThroughSmallBatchesAndTwoStatementsAllGetTheirAnswers() throws Exception {
+    // Leadership passes from caller to caller: a hand-over that went to nobody would leave a caller
+    // waiting for ever. Batches of three and two statements at a time make every hand-over happen
+    // hundreds of times: a caller left behind fails this test by its timeout.
+    PostgresLockBackend backend = lockdb.backend();
+    KeepAliveBatcher batcher = backend.keepAliveBatcher();
+    int callers = 48;
+    int each = 40;
+    List<SessionId> sessions = new ArrayList<>();
+    for (int i = 0; i < callers; i++) {
+      sessions.add(backend.createSession("racer-" + i, Duration.ofSeconds(30)).sessionId());
+    }
+    batcher.maxConcurrentStatements(2);
+    batcher.maxBatch(3);
+    batcher.gatherWindow(Duration.ZERO);
+    long statementsBefore = batcher.statements();
+    ExecutorService pool = Executors.newFixedThreadPool(callers);
+    try {
+      List<Future<Integer>> done = new ArrayList<>();
+      for (SessionId s : sessions) {
+        done.add(
+            pool.submit(
+                () -> {
+                  int answered = 0;
+                  for (int i = 0; i < each; i++) {
+                    if (backend.keepAlive(s).sessionId().equals(s)) {
+                      answered++;
+                    }
+                  }
+                  return answered;
+                }));
+      }
+      for (Future<Integer> f : done) {
+        assertThat(f.get(60, TimeUnit.SECONDS)).isEqualTo(each);
+      }
+    } finally {
+      batcher.maxConcurrentStatements(KeepAliveBatcher.MAX_CONCURRENT_STATEMENTS);
+      batcher.maxBatch(KeepAliveBatcher.MAX_BATCH);
+      batcher.gatherWindow(PostgresBackendProperties.DEFAULT_KEEPALIVE_GATHER);
+      pool.shutdownNow();
+    }
+    assertThat(batcher.queued()).isZero();
+    assertThat(batcher.statements() - statementsBefore)
+        .as("batches of at most three")
+        .isGreaterThanOrEqualTo(callers * each / 3);
+  }
+
+  @Test
   void withNoGatherWindowKeepalivesArrivingOneAfterAnotherEachRunTheirOwnStatement() {
     // The negative control of the window: the arrival pattern that shares one statement above
     // costs one statement per keepalive when nothing waits for company (0.98 commits each,

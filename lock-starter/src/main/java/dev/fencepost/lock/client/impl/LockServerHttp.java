@@ -38,19 +38,27 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <p>Spring's {@link RestClient} over the platform's one client stack ({@link OutboundHttp}, ADR
  * 0197: Apache HttpClient 5 classic, which reads the answer on the caller's thread): kept-alive
- * connections with TCP_NODELAY (an idle one is kept at most 4 s), an explicit connect timeout, a
- * response timeout per request that bounds the whole answer (the configured read timeout, plus the
- * server-side wait for acquire), answers bounded in size (1 MiB body; the head in lines and their
- * length), no proxy, no redirects, no compression. A request is never re-sent by the transport:
- * HttpClient's automatic retries are disabled, so any I/O failure, including a kept-alive
- * connection the server had already closed, surfaces as unreachable and is the caller's to retry.
- * Over {@code https} with the JVM's default trust and host name verification (ADR 0150). The
- * client's own JSON mapper is used, never the application's, and it ignores fields added to the
- * contract later.
+ * connections with TCP_NODELAY (an idle one is kept past the next heartbeat, {@link #idleFor}), an
+ * explicit connect timeout, a response timeout per request that bounds the whole answer (the
+ * configured read timeout, plus the server-side wait for acquire), answers bounded in size (1 MiB
+ * body; the head in lines and their length), no proxy, no redirects, no compression. A request is
+ * never re-sent by the transport: HttpClient's automatic retries are disabled, so any I/O failure,
+ * including a kept-alive connection the server had already closed, surfaces as unreachable and is
+ * the caller's to retry. Over {@code https} with the JVM's default trust and host name verification
+ * (ADR 0150). The client's own JSON mapper is used, never the application's, and it ignores fields
+ * added to the contract later.
  */
 final class LockServerHttp {
 
   private static final int MAX_CACHED_ACQUIRE_CLIENTS = 8;
+
+  /** An idle connection is kept at least as long as any other client of the platform keeps one. */
+  static final Duration MIN_IDLE = Duration.ofSeconds(4);
+
+  /**
+   * Half the lock server's keep-alive timeout (60 s), so that the server is never first to close.
+   */
+  static final Duration MAX_IDLE = Duration.ofSeconds(30);
 
   /** The lock server's answers are a few hundred bytes; anything near this is not one. */
   static final long MAX_RESPONSE_BYTES = 1 << 20;
@@ -67,6 +75,7 @@ final class LockServerHttp {
         OutboundHttp.builder()
             .connectTimeout(settings.connectTimeout())
             .responseTimeout(settings.readTimeout())
+            .idleFor(idleFor(settings.heartbeatInterval()))
             .maxResponseBytes(MAX_RESPONSE_BYTES)
             .build();
     JsonMapper mapper =
@@ -83,6 +92,27 @@ final class LockServerHttp {
       builder.requestInterceptor(settings.tokens().interceptor());
     }
     this.client = withResponseTimeout(readTimeout);
+  }
+
+  /**
+   * How long an idle connection is kept: one heartbeat interval and a second more (ADR 0225). A
+   * client whose only calls are its heartbeats (keepalives, when it has no stream; renews of the
+   * locks it holds) then sends each on the connection the previous one used. Kept for the usual 4
+   * s, the connection was gone by each heartbeat at the default 5-s interval, and every heartbeat
+   * paid a new TLS connection: 1.4 ms of the server's CPU against 0.21 ms on a kept one, measured.
+   * Bounded by {@link #MIN_IDLE} and {@link #MAX_IDLE}.
+   */
+  static Duration idleFor(Duration heartbeatInterval) {
+    Duration wanted = heartbeatInterval.plusSeconds(1);
+    if (wanted.compareTo(MIN_IDLE) < 0) {
+      return MIN_IDLE;
+    }
+    return wanted.compareTo(MAX_IDLE) > 0 ? MAX_IDLE : wanted;
+  }
+
+  /** How long this client keeps an idle connection ({@link #idleFor(Duration)}). */
+  Duration connectionIdleFor() {
+    return http.idleFor();
   }
 
   SessionInfo createSession(String owner, Duration ttl) {

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -115,6 +116,25 @@ class LockServerHttpTest {
         .isInstanceOfSatisfying(
             LockLostException.class,
             e -> assertThat(e.reason()).isEqualTo(LockLostException.Reason.NOT_HELD));
+  }
+
+  @ParameterizedTest
+  @CsvSource({"3, 4", "9, 4", "15, 6", "45, 16", "120, 30", "3600, 30"})
+  void anIdleConnectionIsKeptPastTheNextHeartbeatWithinFourAndThirtySeconds(
+      long ttlSeconds, long keptSeconds) {
+    // ADR 0225: heartbeats every ttl/3 reuse the connection the previous one used. Kept for 4 s,
+    // at the default TTL of 15 s (a heartbeat every 5 s) every heartbeat paid a new TLS connection.
+    LockServerHttp client =
+        new LockServerHttp(
+            TestSettings.against(server.baseUrl())
+                .ttl(Duration.ofSeconds(ttlSeconds))
+                .timeouts(Duration.ofMillis(200), Duration.ofMillis(500))
+                .build());
+    try {
+      assertThat(client.connectionIdleFor()).isEqualTo(Duration.ofSeconds(keptSeconds));
+    } finally {
+      client.close();
+    }
   }
 
   @ParameterizedTest

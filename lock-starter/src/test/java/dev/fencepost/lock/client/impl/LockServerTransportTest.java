@@ -319,6 +319,37 @@ class LockServerTransportTest {
     assertThat(sent.header("Content-Length")).containsExactly(String.valueOf(sent.body().length));
   }
 
+  @Test
+  void aClientThatOnlyHeartbeatsSendsEveryHeartbeatOnOneConnection() {
+    // ADR 0225: at the default TTL of 15 s a heartbeat comes every 5 s. An idle connection kept
+    // only 4 s was gone by then, and every keepalive opened a new TCP and TLS connection.
+    String session = LockServerStubs.session("s-1", 15_000);
+    for (int i = 0; i < 6; i++) {
+      server.then(Reply.ok(session));
+    }
+    DefaultLockClient client =
+        TestSettings.against(server.baseUrl())
+            .ttl(Duration.ofSeconds(15))
+            .timeouts(Duration.ofSeconds(2), Duration.ofSeconds(2))
+            .keepAliveStream(false)
+            .startClient();
+    try {
+      // The session at the first tick, then a keepalive on each of the next two, 5 s apart.
+      await().atMost(Duration.ofSeconds(30)).until(() -> server.received.size() >= 3);
+    } finally {
+      client.stop();
+    }
+    assertThat(server.received.subList(0, 3))
+        .extracting(Received::requestLine)
+        .containsExactly(
+            "POST /v1/sessions HTTP/1.1",
+            "POST /v1/sessions/s-1/keepalive HTTP/1.1",
+            "POST /v1/sessions/s-1/keepalive HTTP/1.1");
+    assertThat(server.received.subList(0, 3))
+        .extracting(Received::connection)
+        .containsExactly(1, 1, 1);
+  }
+
   private LockServerHttp lockServerHttp(Duration responseTimeout) {
     return new LockServerHttp(
         TestSettings.against(server.baseUrl())
