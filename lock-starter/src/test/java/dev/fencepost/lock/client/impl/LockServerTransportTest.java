@@ -337,7 +337,7 @@ class LockServerTransportTest {
       // The session at the first tick, then a keepalive on each of the next two, 5 s apart.
       await().atMost(Duration.ofSeconds(30)).until(() -> server.received.size() >= 3);
     } finally {
-      client.stop();
+      client.close();
     }
     assertThat(server.received.subList(0, 3))
         .extracting(Received::requestLine)
