@@ -1,11 +1,13 @@
 package dev.fencepost.lockserver.http;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.fencepost.lock.SessionId;
 import dev.fencepost.lock.SessionInfo;
 import dev.fencepost.lock.SessionNotFoundException;
 import dev.fencepost.lockserver.backend.BackendUnavailableException;
 import dev.fencepost.lockserver.config.LockServerProperties;
+import dev.fencepost.lockserver.http.LockApiModels.SessionResponse;
 import dev.fencepost.lockserver.service.LockService;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -280,32 +282,19 @@ final class KeepAliveStreams implements DisposableBean {
   }
 
   /**
-   * The answer to keepalive {@code seq}: the session as a keepalive request returns it, or the
-   * refusal's {@code code} and {@code detail}. Absent fields are left out.
+   * The answer to keepalive {@code seq}: the session's fields exactly as the keepalive request's
+   * body has them (the same record, unwrapped), or the refusal's {@code code} and {@code detail}.
+   * Absent fields are left out.
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  record Answer(
-      long seq,
-      String sessionId,
-      String owner,
-      Long ttlMillis,
-      Instant expiresAt,
-      String code,
-      String detail) {
+  record Answer(long seq, @JsonUnwrapped SessionResponse session, String code, String detail) {
 
     static Answer of(long seq, SessionInfo info) {
-      return new Answer(
-          seq,
-          info.sessionId().value(),
-          info.owner(),
-          info.ttl().toMillis(),
-          info.expiresAt(),
-          null,
-          null);
+      return new Answer(seq, SessionResponse.of(info), null, null);
     }
 
     static Answer refused(long seq, String code, String detail) {
-      return new Answer(seq, null, null, null, null, code, detail);
+      return new Answer(seq, null, code, detail);
     }
   }
 
