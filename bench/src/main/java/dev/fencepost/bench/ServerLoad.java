@@ -2,10 +2,14 @@ package dev.fencepost.bench;
 
 import dev.fencepost.launcher.LocalTls;
 import dev.fencepost.launcher.process.JavaProcess;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -115,7 +119,7 @@ public final class ServerLoad {
             .build();
     ExecutorService pool = Executors.newFixedThreadPool(THREADS);
     try {
-      long baseline = measureHeap ? liveHeap(server) : -1;
+      long baseline = measureHeap ? liveHeap(server, "baseline") : -1;
       List<String> ids = Collections.synchronizedList(new ArrayList<>());
       List<Future<?>> futures = new ArrayList<>();
       for (int i = 0; i < sessions; i++) {
@@ -138,7 +142,7 @@ public final class ServerLoad {
       for (Future<?> f : futures) {
         f.get();
       }
-      long withSessions = measureHeap ? liveHeap(server) : -1;
+      long withSessions = measureHeap ? liveHeap(server, "sessions") : -1;
       List<KeepAliveStreamSender> streams = new ArrayList<>();
       long withStreams = -1;
       int openedBefore = KeepAliveStreamSender.OPENED.get();
@@ -158,7 +162,7 @@ public final class ServerLoad {
         for (Future<?> f : futures) {
           f.get();
         }
-        withStreams = measureHeap ? liveHeap(server) : -1;
+        withStreams = measureHeap ? liveHeap(server, "streams") : -1;
       }
       List<PlainHttp> own = new ArrayList<>();
       if (transport == Transport.REQUEST_OWN_CONNECTION) {
@@ -175,7 +179,7 @@ public final class ServerLoad {
         for (Future<?> f : futures) {
           f.get();
         }
-        withStreams = measureHeap ? liveHeap(server) : -1;
+        withStreams = measureHeap ? liveHeap(server, "streams") : -1;
       }
       double rate = sessions / (heartbeatEvery.toMillis() / 1000.0);
       long cpuBefore = Environment.pidCpu(Environment.serverPid(server), false);
@@ -243,7 +247,7 @@ public final class ServerLoad {
       for (Future<?> f : futures) {
         f.get();
       }
-      long withLocks = measureHeap ? liveHeap(server) : -1;
+      long withLocks = measureHeap ? liveHeap(server, "locks") : -1;
       futures.clear();
       for (String id : ids) {
         futures.add(
@@ -320,9 +324,25 @@ public final class ServerLoad {
     return r.body();
   }
 
-  /** Live heap in bytes after a full GC, or -1 if jcmd is not usable. */
-  static long liveHeap(JavaProcess server) {
+  /**
+   * Live heap in bytes after a full GC, or -1 if jcmd is not usable. With {@code
+   * bench.heapHistograms} set to a folder, the live objects by class at that point are written
+   * there too, as {@code <server>-<stage>.txt}, so that a heap figure can be taken apart by diffing
+   * two stages.
+   */
+  static long liveHeap(JavaProcess server, String stage) {
     Environment.jcmd(server, "GC.run");
+    String histograms = System.getProperty("bench.heapHistograms");
+    if (histograms != null) {
+      try {
+        Path dir = Files.createDirectories(Path.of(histograms));
+        Files.writeString(
+            dir.resolve(server.name() + "-" + stage + ".txt"),
+            Environment.jcmd(server, "GC.class_histogram"));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
     String info = Environment.jcmd(server, "GC.heap_info");
     Matcher m = USED.matcher(info);
     return m.find() ? Long.parseLong(m.group(1)) * 1024 : -1;
