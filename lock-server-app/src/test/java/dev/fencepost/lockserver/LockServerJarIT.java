@@ -37,7 +37,7 @@ class LockServerJarIT {
   }
 
   @Test
-  void theExecJarStartsOnLockdbFromSpringDatasourcePropertiesAndLogsEcsJson() throws Exception {
+  void theExecJarStartsOnLockdbWithSmallWebSocketBuffersAndLogsEcsJson() throws Exception {
     server =
         start(
             Path.of(System.getProperty("lockserver.exec.jar")),
@@ -68,6 +68,13 @@ class LockServerJarIT {
             .findFirst()
             .orElseThrow();
     assertThat(acquired).startsWith("{").contains("\"token\":" + token).contains("\"@timestamp\"");
+    // The jar's main asked Tomcat for small WebSocket buffers before Tomcat started (ADR 0226).
+    String buffers =
+        output(server).lines().toList().stream()
+            .filter(line -> line.contains("\"event\":\"lock.keepalive_stream.buffers_sized\""))
+            .findFirst()
+            .orElseThrow();
+    assertThat(buffers).contains("\"frameBufferBytes\":512");
   }
 
   /** The runnable jar as its own process on a free loopback port, logging to a file. */

@@ -26,6 +26,29 @@ class OwnConfigTest {
   }
 
   @Test
+  void startedAsMainStartsItTheServerAsksTomcatForSmallWebSocketBuffersUnlessTheJvmWasGivenASize() {
+    String given = System.getProperty(LockServerApplication.WEBSOCKET_BUFFER_PROPERTY);
+    try {
+      System.clearProperty(LockServerApplication.WEBSOCKET_BUFFER_PROPERTY);
+      LockServerApplication.application();
+      assertThat(System.getProperty(LockServerApplication.WEBSOCKET_BUFFER_PROPERTY))
+          .isEqualTo("512");
+
+      // An operator's -D wins: the server only fills in a size nobody gave.
+      System.setProperty(LockServerApplication.WEBSOCKET_BUFFER_PROPERTY, "4096");
+      LockServerApplication.application();
+      assertThat(System.getProperty(LockServerApplication.WEBSOCKET_BUFFER_PROPERTY))
+          .isEqualTo("4096");
+    } finally {
+      if (given == null) {
+        System.clearProperty(LockServerApplication.WEBSOCKET_BUFFER_PROPERTY);
+      } else {
+        System.setProperty(LockServerApplication.WEBSOCKET_BUFFER_PROPERTY, given);
+      }
+    }
+  }
+
+  @Test
   void aCommandLineArgumentStillOverridesItsFile() {
     ConfigurableEnvironment environment =
         PreparedEnvironment.of(LockServerApplication.application(), "--server.port=18081");

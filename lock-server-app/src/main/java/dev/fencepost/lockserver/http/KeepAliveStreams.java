@@ -12,6 +12,7 @@ import dev.fencepost.lockserver.service.LockService;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.servlet.ServletContext;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.websocket.CloseReason;
@@ -51,10 +52,10 @@ import tools.jackson.databind.json.JsonMapper;
  * but a sequence number of 1 to 18 digits closes the stream ({@code 1003}, or {@code 1009} for a
  * frame over {@value #MAX_FRAME_CHARS} characters) and keeps nothing alive.
  *
- * <p>A stream holds a connection and its buffers (about 100 KiB of heap, ADR 0224), so a session
- * has one stream at most (a newer one replaces it, {@value #REPLACED}) and an instance at most
- * {@code fencepost.lock.max-keepalive-streams}; beyond that the upgrade is a 429 and the client
- * sends its keepalives as requests.
+ * <p>A stream holds a connection and its buffers (about 85 KiB of heap, ADRs 0224 and 0226), so a
+ * session has one stream at most (a newer one replaces it, {@value #REPLACED}) and an instance at
+ * most {@code fencepost.lock.max-keepalive-streams}; beyond that the upgrade is a 429 and the
+ * client sends its keepalives as requests.
  */
 @Component
 final class KeepAliveStreams implements DisposableBean {
@@ -87,9 +88,14 @@ final class KeepAliveStreams implements DisposableBean {
   private final AtomicInteger open = new AtomicInteger();
   private final Map<SessionId, Stream> bySession = new ConcurrentHashMap<>();
   private final Counter opened;
+  private final int frameBufferBytes;
 
   KeepAliveStreams(
-      LockService service, LockServerProperties properties, MeterRegistry meters, JsonMapper json) {
+      LockService service,
+      LockServerProperties properties,
+      MeterRegistry meters,
+      JsonMapper json,
+      ServletContext servletContext) {
     this.service = service;
     this.maxTtl = properties.maxTtl();
     this.maxStreams = properties.maxKeepaliveStreams();
@@ -104,6 +110,43 @@ final class KeepAliveStreams implements DisposableBean {
                 "Keepalive streams opened on this server; each client opens one again when its"
                     + " token expires")
             .register(meters);
+    this.frameBufferBytes =
+        sizeBuffers((ServerContainer) servletContext.getAttribute(ServerContainer.class.getName()));
+  }
+
+  /**
+   * Sizes the message buffers the container gives each stream when it upgrades, before onOpen
+   * could: 8 KiB of characters and 8 KiB of bytes by default, for frames of a few characters. This
+   * server serves no other WebSocket. Returns the bytes of each buffer Tomcat gives every
+   * connection whatever it carries (ADR 0226), or -1 without a container.
+   */
+  private static int sizeBuffers(ServerContainer container) {
+    if (container == null) {
+      return -1;
+    }
+    // The container's defaults start at the size Tomcat gives each connection's frame buffers,
+    // which has no getter of its own: read before they are changed below.
+    int frameBuffer = container.getDefaultMaxTextMessageBufferSize();
+    container.setDefaultMaxTextMessageBufferSize(MAX_FRAME_CHARS);
+    container.setDefaultMaxBinaryMessageBufferSize(MAX_FRAME_CHARS);
+    log.atInfo()
+        .addKeyValue("event", "lock.keepalive_stream.buffers_sized")
+        .addKeyValue("frameBufferBytes", frameBuffer)
+        .addKeyValue("messageBufferChars", MAX_FRAME_CHARS)
+        .log(
+            "keepalive streams: {} bytes per frame buffer (three per stream), {} characters per"
+                + " message",
+            frameBuffer,
+            MAX_FRAME_CHARS);
+    return frameBuffer;
+  }
+
+  /**
+   * The bytes of each frame buffer Tomcat gives a stream, as it was when the server started: the
+   * JVM's {@code org.apache.tomcat.websocket.DEFAULT_BUFFER_SIZE}; -1 without WebSocket support.
+   */
+  int frameBufferBytes() {
+    return frameBufferBytes;
   }
 
   /**
@@ -121,13 +164,6 @@ final class KeepAliveStreams implements DisposableBean {
         (ServerContainer) request.getServletContext().getAttribute(ServerContainer.class.getName());
     if (container == null) {
       throw new IllegalStateException("the servlet container offers no WebSocket support");
-    }
-    if (container.getDefaultMaxTextMessageBufferSize() != MAX_FRAME_CHARS) {
-      // The container sizes each stream's message buffers from these when it upgrades, before
-      // onOpen could: 8 KiB of characters and 8 KiB of bytes per stream by default, for frames of
-      // a few characters. This server serves no other WebSocket.
-      container.setDefaultMaxTextMessageBufferSize(MAX_FRAME_CHARS);
-      container.setDefaultMaxBinaryMessageBufferSize(MAX_FRAME_CHARS);
     }
     if (open.get() >= maxStreams) {
       // Checked before the upgrade, so upgrades in flight may overshoot it by a few.

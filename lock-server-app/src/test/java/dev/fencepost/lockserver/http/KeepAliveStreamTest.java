@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencepost.lockserver.LockServerApplication;
 import dev.fencepost.lockserver.TestIdentities;
 import dev.fencepost.lockserver.backend.postgres.PostgresLockServer;
 import dev.fencepost.security.FencepostRole;
@@ -16,6 +17,7 @@ import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -91,6 +93,28 @@ class KeepAliveStreamTest {
     stream.send("8");
     assertThat(stream.answer().get("seq").asLong()).isEqualTo(8);
     assertThat(sessionExpiresAt(session)).isAfterOrEqualTo(after);
+    stream.ws().sendClose(WebSocket.NORMAL_CLOSURE, "done").get(5, SECONDS);
+  }
+
+  @Test
+  void anAnswerLongerThanTheStreamsFrameBufferArrivesWhole() throws Exception {
+    // The longest owner there is, in three-byte characters: an answer of over 600 bytes, which
+    // the server sends in more than one frame when its buffers are the 512 bytes it asks for.
+    String owner = "払".repeat(200);
+    String session = worker.newSession(owner);
+    assertThat(server.getBean(KeepAliveStreams.class).frameBufferBytes())
+        .as("the frame buffer LockServerApplication asks Tomcat for")
+        .isEqualTo(LockServerApplication.WEBSOCKET_BUFFER_BYTES);
+    Stream stream = Stream.open(session, workerToken());
+
+    stream.send("1");
+    String text = stream.texts().poll(10, SECONDS);
+
+    assertThat(text.getBytes(StandardCharsets.UTF_8).length)
+        .isGreaterThan(LockServerApplication.WEBSOCKET_BUFFER_BYTES);
+    JsonNode answer = JSON.readTree(text);
+    assertThat(answer.get("seq").asLong()).isEqualTo(1);
+    assertThat(answer.get("owner").asString()).isEqualTo(owner);
     stream.ws().sendClose(WebSocket.NORMAL_CLOSURE, "done").get(5, SECONDS);
   }
 
