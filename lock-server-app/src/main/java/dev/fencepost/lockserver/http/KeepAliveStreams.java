@@ -28,9 +28,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -77,13 +76,7 @@ final class KeepAliveStreams implements DisposableBean {
   private final LockService service;
   private final Duration maxTtl;
   private final JsonMapper json;
-  private final ScheduledExecutorService expiries =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "fencepost-keepalive-stream-expiry");
-            t.setDaemon(true);
-            return t;
-          });
+  private final ScheduledThreadPoolExecutor expiries = expiryTimer();
   private final int maxStreams;
   private final AtomicInteger open = new AtomicInteger();
   private final Map<SessionId, Stream> bySession = new ConcurrentHashMap<>();
@@ -185,6 +178,29 @@ final class KeepAliveStreams implements DisposableBean {
     } catch (jakarta.websocket.DeploymentException e) {
       throw new IllegalStateException("could not open the keepalive stream", e);
     }
+  }
+
+  /**
+   * The one thread that closes streams whose token expired. A stream that closes first cancels its
+   * expiry, and a cancelled expiry leaves the queue at once instead of at the token's expiry: a
+   * client that reconnects every few minutes would otherwise leave one behind each time.
+   */
+  private static ScheduledThreadPoolExecutor expiryTimer() {
+    ScheduledThreadPoolExecutor timer =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "fencepost-keepalive-stream-expiry");
+              t.setDaemon(true);
+              return t;
+            });
+    timer.setRemoveOnCancelPolicy(true);
+    return timer;
+  }
+
+  /** Token expiries scheduled and not yet run or cancelled: one per open stream at most. */
+  int scheduledExpiries() {
+    return expiries.getQueue().size();
   }
 
   @Override

@@ -262,6 +262,23 @@ class KeepAliveStreamTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> openStreams() == before);
   }
 
+  @Test
+  void aStreamThatClosesLeavesNoTokenExpiryBehind() throws Exception {
+    KeepAliveStreams streams = server.getBean(KeepAliveStreams.class);
+    String session = worker.newSession("w");
+    Stream stream = Stream.open(session, workerToken());
+    stream.send("1");
+    stream.answer();
+    assertThat(streams.scheduledExpiries()).as("the open stream's token expiry").isPositive();
+    int before = openStreams();
+
+    stream.ws().sendClose(WebSocket.NORMAL_CLOSURE, "done").get(5, SECONDS);
+    await().atMost(Duration.ofSeconds(10)).until(() -> openStreams() == before - 1);
+
+    // At most one expiry per open stream: a closed one's is gone, not kept until its token ends.
+    assertThat(streams.scheduledExpiries()).isLessThanOrEqualTo(openStreams());
+  }
+
   private static int openStreams() {
     io.micrometer.core.instrument.MeterRegistry meters =
         server.getBean(io.micrometer.core.instrument.MeterRegistry.class);
