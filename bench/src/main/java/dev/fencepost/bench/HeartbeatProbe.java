@@ -15,9 +15,9 @@ import java.util.function.LongSupplier;
  * done most of their work. {@code probe.server} picks the server: {@code postgres} (the default) or
  * {@code etcd}; {@code probe.transport} how keepalives are sent: {@code stream} (the default, one
  * keepalive stream per session as the starter holds it, ADR 0224) or {@code request} (one HTTP
- * request each). Prints the load's figures, and the live heap per session and per stream; on
- * PostgreSQL also what the keepalives did to {@code lock_session} (updates, of which HOT, dead
- * rows, table and index sizes), before and after. {@code bench.serverJvmArgs} go to the lock
+ * request each). Prints the load's figures, and the live heap per session, per stream and per held
+ * lock; on PostgreSQL also what the keepalives did to {@code lock_session} (updates, of which HOT,
+ * dead rows, table and index sizes), before and after. {@code bench.serverJvmArgs} go to the lock
  * servers' JVMs, e.g. a JFR recording. A diagnostic for keepalives that fall behind or cost too
  * much; the suite's row is the figure to quote. Run it alone on a quiet machine:
  *
@@ -68,7 +68,8 @@ public final class HeartbeatProbe {
       System.out.printf(
           "%s: asked %.0f/s, done %.0f/s, corrected p50 %s ms p99 %s ms, service p50 %s ms p99 %s"
               + " ms, server cores %.3f (%.3f ms per keepalive), commits per keepalive %.3f,"
-              + " errors %d; %s, %d streams opened, heap per stream %.0f B, per session %.0f B%n",
+              + " errors %d; %s, %d streams opened, heap per stream %.0f B, per session %.0f B,"
+              + " per lock %.0f B%n",
           etcd ? "etcd" : "postgres",
           r.heartbeatsPerSecond(),
           r.heartbeats().throughput(),
@@ -83,7 +84,8 @@ public final class HeartbeatProbe {
           r.transport(),
           r.streamsOpened(),
           r.bytesPerStream(),
-          r.bytesPerSession());
+          r.bytesPerSession(),
+          r.bytesPerLock());
       if (!etcd) {
         System.out.println("lock_session after: " + table(env));
       }
