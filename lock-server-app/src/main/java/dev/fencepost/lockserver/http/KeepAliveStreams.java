@@ -51,7 +51,7 @@ import tools.jackson.databind.json.JsonMapper;
  * but a sequence number of 1 to 18 digits closes the stream ({@code 1003}, or {@code 1009} for a
  * frame over {@value #MAX_FRAME_CHARS} characters) and keeps nothing alive.
  *
- * <p>A stream holds a connection and its buffers (about 85 KiB of heap, ADRs 0224 and 0226), so a
+ * <p>A stream holds a connection and its buffers (about 83 KB of heap, ADRs 0224 and 0226), so a
  * session has one stream at most (a newer one replaces it, {@value #REPLACED}) and an instance at
  * most {@code fencepost.lock.max-keepalive-streams}; beyond that the upgrade is a 429 and the
  * client sends its keepalives as requests.
