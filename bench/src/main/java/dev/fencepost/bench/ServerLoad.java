@@ -345,17 +345,9 @@ public final class ServerLoad {
    * holds none of them.
    */
   private static void awaitNoStreams(JavaProcess server) throws Exception {
-    HttpClient scraper = HttpClient.newHttpClient();
     long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
     while (System.nanoTime() < deadline) {
-      String scrape =
-          scraper
-              .send(
-                  HttpRequest.newBuilder(
-                          URI.create(server.managementUrl() + "/actuator/prometheus"))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString())
-              .body();
+      String scrape = ServerThreads.scrape(server);
       // The gauge's line, with or without common tags; not its _opened_total counter.
       List<Double> open =
           scrape

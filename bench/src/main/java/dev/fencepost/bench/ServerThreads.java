@@ -182,14 +182,18 @@ public final class ServerThreads {
     return groups;
   }
 
+  /** The server's Prometheus scrape, from its management port. */
+  static String scrape(JavaProcess server) throws Exception {
+    return SCRAPER
+        .send(
+            HttpRequest.newBuilder(URI.create(server.managementUrl() + "/actuator/prometheus"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
   private static Map<String, Double> counts(JavaProcess server) throws Exception {
-    String scrape =
-        SCRAPER
-            .send(
-                HttpRequest.newBuilder(URI.create(server.managementUrl() + "/actuator/prometheus"))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString())
-            .body();
+    String scrape = scrape(server);
     Map<String, Double> counts = new TreeMap<>();
     for (String line : scrape.split("\n")) {
       if (line.startsWith("http_server_requests_seconds_count")
