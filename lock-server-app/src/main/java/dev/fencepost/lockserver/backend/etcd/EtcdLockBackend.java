@@ -63,7 +63,9 @@ import org.slf4j.LoggerFactory;
  *       key and gets the same token.
  *   <li><b>Renew</b> touches only the lease and then confirms the key still carries the token as
  *       ModRevision and the session's lease (FR-06). <b>Release</b> is a transaction that deletes
- *       the key only if its ModRevision is still the token (FR-05).
+ *       the key only if its ModRevision is still the token and it is the session's (FR-05): by the
+ *       value this instance wrote for that grant, or else by a read of the key's lease first (ADR
+ *       0227).
  *   <li><b>Waiting</b> keeps a waiter key on the waiter's lease (what inspection counts), written
  *       by its first failed attempt and deleted by its granting one, in their own transactions (ADR
  *       0215), and sleeps in the key's first-in-first-out queue on this instance, under one watch
@@ -91,6 +93,7 @@ public final class EtcdLockBackend implements LockBackend {
   private final EtcdCalls calls;
   private final Clock clock;
   private final KnownSessions known = new KnownSessions();
+  private final KnownGrants grants = new KnownGrants();
   private final EtcdWaits waits;
   private final AtomicLong attempts = new AtomicLong();
   private volatile Runnable afterFailedAttempt = () -> {};
@@ -271,6 +274,11 @@ public final class EtcdLockBackend implements LockBackend {
     this.afterFailedAttempt = hook;
   }
 
+  /** Test seam: the grants this instance remembers writing (ADR 0227). */
+  KnownGrants grants() {
+    return grants;
+  }
+
   /** Test seam: this instance's waiting acquires and their watches. */
   EtcdWaits waits() {
     return waits;
@@ -350,9 +358,9 @@ public final class EtcdLockBackend implements LockBackend {
     long revision = txn.getHeader().getRevision();
     if (txn.isSucceeded()) {
       // The put's revision is the key's CreateRevision and ModRevision: the token (ADR 0011).
-      return Attempt.granted(
-          new LockGrant(
-              key, session.owner(), sessionId, new FencingToken(revision), now, expiresAt));
+      FencingToken token = new FencingToken(revision);
+      grants.remember(key, token, sessionId, value);
+      return Attempt.granted(new LockGrant(key, session.owner(), sessionId, token, now, expiresAt));
     }
     if (txn.getGetResponses().get(1).getCount() == 0) {
       known.forget(leaseId);
@@ -369,14 +377,11 @@ public final class EtcdLockBackend implements LockBackend {
       // Same session again: the same grant, never a new token (the lock lifecycle,
       // docs/lock-server.md).
       EtcdValues.Grant grant = EtcdValues.read(current.getValue(), EtcdValues.Grant.class);
+      FencingToken token = new FencingToken(current.getModRevision());
+      grants.remember(key, token, sessionId, current.getValue());
       return Attempt.granted(
           new LockGrant(
-              key,
-              grant.owner(),
-              sessionId,
-              new FencingToken(current.getModRevision()),
-              Instant.parse(grant.acquiredAt()),
-              expiresAt));
+              key, grant.owner(), sessionId, token, Instant.parse(grant.acquiredAt()), expiresAt));
     }
     return Attempt.held(revision);
   }
@@ -508,25 +513,35 @@ public final class EtcdLockBackend implements LockBackend {
   public void release(LockKey key, SessionId sessionId, FencingToken token) {
     long leaseId = EtcdKeys.leaseId(sessionId).orElseThrow(() -> new NotHolderException(key));
     ByteSequence lockKey = keys.lock(key);
-    // ModRevision == token pins one version of the key, and a version's lease never changes; so
-    // checking the lease on the read and the ModRevision in the delete's compare is one
-    // compare-and-delete on (key, session, token).
-    Optional<KeyValue> current =
-        calls.idempotent("release", calls.deadline(), () -> kv.get(lockKey)).getKvs().stream()
-            .findFirst();
-    if (current.isEmpty()
-        || current.get().getModRevision() != token.value()
-        || current.get().getLease() != leaseId) {
-      throw new NotHolderException(key);
+    Cmp version = new Cmp(lockKey, Cmp.Op.EQUAL, CmpTarget.modRevision(token.value()));
+    Cmp[] compares;
+    KnownGrants.Written written = grants.get(key, token);
+    if (written != null && written.sessionId().equals(sessionId)) {
+      // The value this server wrote for the caller's session at this token: comparing it with the
+      // key's value checks the session inside etcd, in the delete's own revision, so no read is
+      // needed first (ADR 0227).
+      compares =
+          new Cmp[] {version, new Cmp(lockKey, Cmp.Op.EQUAL, CmpTarget.value(written.value()))};
+    } else {
+      // ModRevision == token pins one version of the key, and a version's lease never changes; so
+      // checking the lease on the read and the ModRevision in the delete's compare is one
+      // compare-and-delete on (key, session, token).
+      Optional<KeyValue> current =
+          calls.idempotent("release", calls.deadline(), () -> kv.get(lockKey)).getKvs().stream()
+              .findFirst();
+      if (current.isEmpty()
+          || current.get().getModRevision() != token.value()
+          || current.get().getLease() != leaseId) {
+        throw new NotHolderException(key);
+      }
+      compares = new Cmp[] {version};
     }
     TxnResponse deleted =
         calls.once(
             "release",
-            () ->
-                kv.txn()
-                    .If(new Cmp(lockKey, Cmp.Op.EQUAL, CmpTarget.modRevision(token.value())))
-                    .Then(Op.delete(lockKey, DeleteOption.DEFAULT))
-                    .commit());
+            () -> kv.txn().If(compares).Then(Op.delete(lockKey, DeleteOption.DEFAULT)).commit());
+    // Released or not, the grant at this token is over or was never this session's.
+    grants.forget(key, token);
     if (!deleted.isSucceeded()) {
       throw new NotHolderException(key);
     }
@@ -636,6 +651,7 @@ public final class EtcdLockBackend implements LockBackend {
                               PutOption.DEFAULT))
                       .commit());
       if (txn.isSucceeded()) {
+        grants.forget(key, token);
         waits.queues().wake(key.value());
         // The next grant is a put at a later revision than this delete: higher by construction.
         return new RevokeResult(key, token, grant.owner());

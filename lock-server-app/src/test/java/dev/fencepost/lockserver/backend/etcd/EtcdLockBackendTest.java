@@ -7,6 +7,7 @@ import dev.fencepost.launcher.etcd.EtcdMember;
 import dev.fencepost.lock.LockGrant;
 import dev.fencepost.lock.LockKey;
 import dev.fencepost.lock.LockNotAcquiredException;
+import dev.fencepost.lock.NotHolderException;
 import dev.fencepost.lock.SessionId;
 import dev.fencepost.lock.SessionInfo;
 import dev.fencepost.lock.SessionNotFoundException;
@@ -212,5 +213,138 @@ class EtcdLockBackendTest {
 
     LockGrant after = backend.acquire(key, session, Duration.ZERO);
     assertThat(after.token()).isGreaterThan(before.token());
+  }
+
+  // --- Release in one transaction (ADR 0227) ---------------------------------------------
+
+  @Test
+  void aReleaseOfAGrantThisServerMadeIsOneTransactionWithoutARead() throws Exception {
+    LockKey key = freshKey();
+    SessionId session = backend.createSession("alice", Duration.ofSeconds(30)).sessionId();
+    LockGrant grant = backend.acquire(key, session, Duration.ZERO);
+    EtcdMember member = etcd.cluster().member(0);
+    long reads = EtcdServed.calls(member, "Range");
+    long txns = EtcdServed.calls(member, "Txn");
+
+    backend.release(key, session, grant.token());
+
+    assertThat(EtcdServed.calls(member, "Range") - reads).isZero();
+    assertThat(EtcdServed.calls(member, "Txn") - txns).isOne();
+    assertThat(read(PREFIX + "locks/" + key.value())).isNull();
+    assertThat(backend.grants().get(key, grant.token())).as("nothing left behind").isNull();
+  }
+
+  @Test
+  void aReleaseThroughAServerThatDidNotGrantReadsTheKeyFirstAndReleasesAllTheSame()
+      throws Exception {
+    EtcdLockBackend other = EtcdFailover.backend(client, PREFIX);
+    LockKey key = freshKey();
+    SessionId session = backend.createSession("alice", Duration.ofSeconds(30)).sessionId();
+    LockGrant grant = backend.acquire(key, session, Duration.ZERO);
+    EtcdMember member = etcd.cluster().member(0);
+    long reads = EtcdServed.calls(member, "Range");
+    long txns = EtcdServed.calls(member, "Txn");
+
+    other.release(key, session, grant.token());
+
+    assertThat(EtcdServed.calls(member, "Range") - reads).isOne();
+    assertThat(EtcdServed.calls(member, "Txn") - txns).isOne();
+    assertThat(read(PREFIX + "locks/" + key.value())).isNull();
+  }
+
+  @Test
+  void aServerThatHandsBackAnEarlierGrantToItsSessionReleasesItInOneTransaction() throws Exception {
+    EtcdLockBackend other = EtcdFailover.backend(client, PREFIX);
+    LockKey key = freshKey();
+    SessionId session = backend.createSession("alice", Duration.ofSeconds(30)).sessionId();
+    LockGrant grant = backend.acquire(key, session, Duration.ZERO);
+    // The same session again, through a server that did not grant it: it reads the value back.
+    assertThat(other.acquire(key, session, Duration.ZERO).token()).isEqualTo(grant.token());
+    EtcdMember member = etcd.cluster().member(0);
+    long reads = EtcdServed.calls(member, "Range");
+
+    other.release(key, session, grant.token());
+
+    assertThat(EtcdServed.calls(member, "Range") - reads).isZero();
+    assertThat(read(PREFIX + "locks/" + key.value())).isNull();
+  }
+
+  @Test
+  void theHoldersTokenFromAnotherSessionIsRefusedByTheServerThatGrantedItAndTheLockStays()
+      throws Exception {
+    LockKey key = freshKey();
+    SessionId alice = backend.createSession("alice", Duration.ofSeconds(30)).sessionId();
+    SessionId mallory = backend.createSession("mallory", Duration.ofSeconds(30)).sessionId();
+    LockGrant grant = backend.acquire(key, alice, Duration.ZERO);
+
+    assertThatThrownBy(() -> backend.release(key, mallory, grant.token()))
+        .isInstanceOf(NotHolderException.class);
+
+    KeyValue stored = read(PREFIX + "locks/" + key.value());
+    assertThat(stored).isNotNull();
+    assertThat(stored.getModRevision()).isEqualTo(grant.token().value());
+    // The holder's own release still takes one transaction: the refusal left its memory alone.
+    EtcdMember member = etcd.cluster().member(0);
+    long reads = EtcdServed.calls(member, "Range");
+    backend.release(key, alice, grant.token());
+    assertThat(EtcdServed.calls(member, "Range") - reads).isZero();
+    assertThat(read(PREFIX + "locks/" + key.value())).isNull();
+  }
+
+  @Test
+  void aRememberedGrantIsNotReleasedOnceItsKeyWasReleasedElsewhereAndGrantedAgain()
+      throws Exception {
+    EtcdLockBackend other = EtcdFailover.backend(client, PREFIX);
+    LockKey key = freshKey();
+    SessionId alice = backend.createSession("alice", Duration.ofSeconds(30)).sessionId();
+    SessionId bob = other.createSession("bob", Duration.ofSeconds(30)).sessionId();
+    LockGrant first = backend.acquire(key, alice, Duration.ZERO);
+    other.release(key, alice, first.token());
+    LockGrant second = other.acquire(key, bob, Duration.ZERO);
+
+    // This instance still remembers the first grant; etcd's compare on the token refuses it.
+    assertThat(backend.grants().get(key, first.token())).isNotNull();
+    assertThatThrownBy(() -> backend.release(key, alice, first.token()))
+        .isInstanceOf(NotHolderException.class);
+
+    assertThat(read(PREFIX + "locks/" + key.value()).getModRevision())
+        .isEqualTo(second.token().value());
+    assertThat(backend.grants().get(key, first.token())).isNull();
+  }
+
+  @Test
+  void aWrongMemoryOfTheValueWrittenReleasesNothingBecauseEtcdComparesTheValue() throws Exception {
+    LockKey key = freshKey();
+    SessionId alice = backend.createSession("alice", Duration.ofSeconds(30)).sessionId();
+    SessionId mallory = backend.createSession("mallory", Duration.ofSeconds(30)).sessionId();
+    LockGrant grant = backend.acquire(key, alice, Duration.ZERO);
+    // As if this instance had remembered mallory at alice's token: only etcd's compare of the
+    // value stands between that memory and alice's lock.
+    backend
+        .grants()
+        .remember(
+            key,
+            grant.token(),
+            mallory,
+            EtcdValues.write(
+                new EtcdValues.Grant("mallory", mallory.value(), Instant.EPOCH.toString())));
+
+    assertThatThrownBy(() -> backend.release(key, mallory, grant.token()))
+        .isInstanceOf(NotHolderException.class);
+
+    assertThat(read(PREFIX + "locks/" + key.value()).getModRevision())
+        .isEqualTo(grant.token().value());
+  }
+
+  @Test
+  void aGrantLeavesNothingInMemoryOnceRevoked() {
+    LockKey key = freshKey();
+    SessionId alice = backend.createSession("alice", Duration.ofSeconds(30)).sessionId();
+    LockGrant grant = backend.acquire(key, alice, Duration.ZERO);
+    assertThat(backend.grants().get(key, grant.token())).isNotNull();
+
+    backend.revoke(key, "oncall-jane", "holder unreachable");
+
+    assertThat(backend.grants().get(key, grant.token())).isNull();
   }
 }
