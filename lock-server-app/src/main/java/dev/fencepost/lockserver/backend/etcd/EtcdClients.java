@@ -1,6 +1,5 @@
 package dev.fencepost.lockserver.backend.etcd;
 
-import com.google.common.util.concurrent.MoreExecutors;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -45,10 +44,7 @@ final class EtcdClients {
    *       (etcd's {@code hasleader} metadata) rather than wait out the election;
    *   <li>the token request alone (with a user configured) may take up to {@code authTimeout};
    *   <li>jetcd's own retries are off: the backend retries only what is safe to repeat, within its
-   *       operation timeout ({@link EtcdCalls});
-   *   <li>jetcd starts each call on the thread that asks for it instead of handing it to a pool
-   *       thread of its own (ADR 0228). Starting a call does not block: it hands the request to
-   *       gRPC, whose event loop sends it, and the caller then waits for the answer as before.
+   *       operation timeout ({@link EtcdCalls}).
    * </ul>
    */
   static Client create(List<String> endpoints, Duration callTimeout) {
@@ -109,15 +105,12 @@ final class EtcdClients {
     return builder.build();
   }
 
-  /** The builder both {@code create} methods start from; package-private for tests. */
-  static ClientBuilder builder(List<String> endpoints, Duration callTimeout, Duration authTimeout) {
+  private static ClientBuilder builder(
+      List<String> endpoints, Duration callTimeout, Duration authTimeout) {
     return Client.builder()
         .endpoints(endpoints.toArray(String[]::new))
         .connectTimeout(callTimeout)
         .retryMaxAttempts(0)
-        // jetcd runs only the start of a call on this executor (through Failsafe, with retries
-        // off): its default, a pool, cost a thread hand-off per call.
-        .executorService(MoreExecutors.newDirectExecutorService())
         .interceptor(failFast(callTimeout, authTimeout));
   }
 
