@@ -23,7 +23,10 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class KnownGrants {
 
-  /** As many as {@link KnownSessions} holds sessions; about 250 bytes per entry. */
+  /**
+   * As many as {@link KnownSessions} holds sessions; about 400 bytes per entry (406 B per held lock
+   * measured).
+   */
   static final int MAX_ENTRIES = 100_000;
 
   /**
