@@ -217,19 +217,32 @@ class EtcdLockBackendTest {
 
   // --- Release in one transaction (ADR 0227) ---------------------------------------------
 
+  /** The reads and transactions etcd answered while a release ran, by its own count. */
+  private record Served(long reads, long txns) {}
+
+  private interface Release {
+    void run() throws Exception;
+  }
+
+  private static Served servedDuring(Release release) throws Exception {
+    EtcdMember member = etcd.cluster().member(0);
+    long reads = EtcdServed.calls(member, "Range");
+    long txns = EtcdServed.calls(member, "Txn");
+    release.run();
+    return new Served(
+        EtcdServed.calls(member, "Range") - reads, EtcdServed.calls(member, "Txn") - txns);
+  }
+
   @Test
   void aReleaseOfAGrantThisServerMadeIsOneTransactionWithoutARead() throws Exception {
     LockKey key = freshKey();
     SessionId session = backend.createSession("alice", Duration.ofSeconds(30)).sessionId();
     LockGrant grant = backend.acquire(key, session, Duration.ZERO);
-    EtcdMember member = etcd.cluster().member(0);
-    long reads = EtcdServed.calls(member, "Range");
-    long txns = EtcdServed.calls(member, "Txn");
 
-    backend.release(key, session, grant.token());
+    Served served = servedDuring(() -> backend.release(key, session, grant.token()));
 
-    assertThat(EtcdServed.calls(member, "Range") - reads).isZero();
-    assertThat(EtcdServed.calls(member, "Txn") - txns).isOne();
+    assertThat(served.reads()).isZero();
+    assertThat(served.txns()).isOne();
     assertThat(read(PREFIX + "locks/" + key.value())).isNull();
     assertThat(backend.grants().get(key, grant.token())).as("nothing left behind").isNull();
   }
@@ -241,14 +254,11 @@ class EtcdLockBackendTest {
     LockKey key = freshKey();
     SessionId session = backend.createSession("alice", Duration.ofSeconds(30)).sessionId();
     LockGrant grant = backend.acquire(key, session, Duration.ZERO);
-    EtcdMember member = etcd.cluster().member(0);
-    long reads = EtcdServed.calls(member, "Range");
-    long txns = EtcdServed.calls(member, "Txn");
 
-    other.release(key, session, grant.token());
+    Served served = servedDuring(() -> other.release(key, session, grant.token()));
 
-    assertThat(EtcdServed.calls(member, "Range") - reads).isOne();
-    assertThat(EtcdServed.calls(member, "Txn") - txns).isOne();
+    assertThat(served.reads()).isOne();
+    assertThat(served.txns()).isOne();
     assertThat(read(PREFIX + "locks/" + key.value())).isNull();
   }
 
@@ -260,12 +270,10 @@ class EtcdLockBackendTest {
     LockGrant grant = backend.acquire(key, session, Duration.ZERO);
     // The same session again, through a server that did not grant it: it reads the value back.
     assertThat(other.acquire(key, session, Duration.ZERO).token()).isEqualTo(grant.token());
-    EtcdMember member = etcd.cluster().member(0);
-    long reads = EtcdServed.calls(member, "Range");
 
-    other.release(key, session, grant.token());
+    Served served = servedDuring(() -> other.release(key, session, grant.token()));
 
-    assertThat(EtcdServed.calls(member, "Range") - reads).isZero();
+    assertThat(served.reads()).isZero();
     assertThat(read(PREFIX + "locks/" + key.value())).isNull();
   }
 
@@ -284,10 +292,7 @@ class EtcdLockBackendTest {
     assertThat(stored).isNotNull();
     assertThat(stored.getModRevision()).isEqualTo(grant.token().value());
     // The holder's own release still takes one transaction: the refusal left its memory alone.
-    EtcdMember member = etcd.cluster().member(0);
-    long reads = EtcdServed.calls(member, "Range");
-    backend.release(key, alice, grant.token());
-    assertThat(EtcdServed.calls(member, "Range") - reads).isZero();
+    assertThat(servedDuring(() -> backend.release(key, alice, grant.token())).reads()).isZero();
     assertThat(read(PREFIX + "locks/" + key.value())).isNull();
   }
 
