@@ -46,6 +46,7 @@ public class EtcdBackendConfiguration {
         new EtcdLockBackend(
             fencepostEtcdClient,
             properties.keyPrefix(),
+            properties.callTimeout(),
             properties.operationTimeout(),
             Clock.systemUTC());
     if (properties.revisionFloor() > 0) {

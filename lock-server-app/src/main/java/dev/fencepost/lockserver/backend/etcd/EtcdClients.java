@@ -22,7 +22,7 @@ import javax.net.ssl.SSLException;
 /** Builds the jetcd client the etcd backend needs. */
 final class EtcdClients {
 
-  /** The one long-lived stream the backend opens; it ends when its waiting acquire does. */
+  /** Long-lived streams, which carry no deadline: a watch ends with its waiting acquires. */
   private static final String WATCH_METHOD = "etcdserverpb.Watch/Watch";
 
   /**
@@ -37,9 +37,9 @@ final class EtcdClients {
    * A client over {@code endpoints} tuned for failing fast and retrying elsewhere:
    *
    * <ul>
-   *   <li>every call except a watch carries a gRPC deadline of {@code callTimeout}, so a call that
-   *       will never be answered (it reached a follower as the leader died) ends soon and can be
-   *       retried;
+   *   <li>every call except a watch or the keepalive stream (whose keepalives each get one of their
+   *       own) carries a gRPC deadline of {@code callTimeout}, so a call that will never be
+   *       answered (it reached a follower as the leader died) ends soon and can be retried;
    *   <li>every call asks etcd to refuse it at once while the member it reached has no leader
    *       (etcd's {@code hasleader} metadata) rather than wait out the election;
    *   <li>the token request alone (with a user configured) may take up to {@code authTimeout};
@@ -122,6 +122,15 @@ final class EtcdClients {
     return file;
   }
 
+  /**
+   * The streams the backend keeps open: its watches, and its one keepalive stream, which applies
+   * the call timeout to each keepalive itself ({@link LeaseKeepAlives}).
+   */
+  private static boolean isStream(MethodDescriptor<?, ?> method) {
+    String name = method.getFullMethodName();
+    return WATCH_METHOD.equals(name) || LeaseKeepAlives.METHOD.equals(name);
+  }
+
   private static ClientInterceptor failFast(Duration callTimeout, Duration authTimeout) {
     long callMillis = callTimeout.toMillis();
     long authMillis = authTimeout.toMillis();
@@ -130,7 +139,7 @@ final class EtcdClients {
       public <Q, R> ClientCall<Q, R> interceptCall(
           MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
         CallOptions bounded =
-            WATCH_METHOD.equals(method.getFullMethodName()) || options.getDeadline() != null
+            isStream(method) || options.getDeadline() != null
                 ? options
                 : options.withDeadlineAfter(
                     AUTHENTICATE_METHOD.equals(method.getFullMethodName())

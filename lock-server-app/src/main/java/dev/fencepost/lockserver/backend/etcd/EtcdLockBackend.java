@@ -52,10 +52,11 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>Session = lease.</b> {@link #createSession} grants a lease of the session's TTL; its id
- *       (hex) is the session id. {@link #keepAlive} is one lease keepalive. When etcd expires or
- *       revokes the lease it deletes, in the same raft entry, every key attached to it: every grant
- *       and waiter of the session (FR-04, ADR 0010: expiry is etcd's decision, never a lock-server
- *       timer).
+ *       (hex) is the session id. {@link #keepAlive} is one lease keepalive, a request on the one
+ *       keepalive stream this instance keeps open ({@link LeaseKeepAlives}, ADR 0228). When etcd
+ *       expires or revokes the lease it deletes, in the same raft entry, every key attached to it:
+ *       every grant and waiter of the session (FR-04, ADR 0010: expiry is etcd's decision, never a
+ *       lock-server timer).
  *   <li><b>Acquire = one transaction</b>: if the lock key does not exist ({@code CreateRevision ==
  *       0}), put it on the session's lease; else read it. The token is that transaction's revision,
  *       which is the key's CreateRevision and ModRevision, because nothing writes the key while the
@@ -95,6 +96,7 @@ public final class EtcdLockBackend implements LockBackend {
   private final KnownSessions known = new KnownSessions();
   private final KnownGrants grants = new KnownGrants();
   private final EtcdWaits waits;
+  private final LeaseKeepAlives keepAlives;
   private final AtomicLong attempts = new AtomicLong();
   private volatile Runnable afterFailedAttempt = () -> {};
 
@@ -102,15 +104,22 @@ public final class EtcdLockBackend implements LockBackend {
    * @param client a jetcd client built by {@link EtcdClients}, so that every call but a watch
    *     carries a gRPC deadline; owned by the caller
    * @param keyPrefix where this lock service's keys live, e.g. {@code /fencepost/}
-   * @param operationTimeout the bound on each backend operation, retries included (each RPC's own
-   *     deadline is set on the client, see {@link EtcdClients})
+   * @param callTimeout the deadline of each RPC, as configured on the client ({@link EtcdClients});
+   *     this instance applies it to each keepalive on its keepalive stream
+   * @param operationTimeout the bound on each backend operation, retries included
    * @param clock the lock server's clock, used only for the informational {@code acquiredAt} and to
    *     turn etcd's remaining lease TTL into an instant
    */
-  public EtcdLockBackend(Client client, String keyPrefix, Duration operationTimeout, Clock clock) {
+  public EtcdLockBackend(
+      Client client,
+      String keyPrefix,
+      Duration callTimeout,
+      Duration operationTimeout,
+      Clock clock) {
     this.kv = client.getKVClient();
     this.leases = client.getLeaseClient();
     this.waits = new EtcdWaits(client.getWatchClient());
+    this.keepAlives = LeaseKeepAlives.on(client, callTimeout);
     this.keys = new EtcdKeys(keyPrefix);
     this.calls = new EtcdCalls(operationTimeout);
     this.clock = clock;
@@ -172,8 +181,7 @@ public final class EtcdLockBackend implements LockBackend {
     Instant sent = clock.instant();
     long ttlSeconds;
     try {
-      ttlSeconds =
-          calls.idempotent("keepalive", deadline, () -> leases.keepAliveOnce(leaseId)).getTTL();
+      ttlSeconds = calls.idempotent("keepalive", deadline, () -> keepAlives.keepAlive(leaseId));
     } catch (EtcdCalls.LeaseNotFound e) {
       known.forget(leaseId);
       throw notFound(sessionId);
@@ -272,6 +280,11 @@ public final class EtcdLockBackend implements LockBackend {
   /** Test seam: runs in a waiting acquire's thread after each failed attempt, before it waits. */
   void afterFailedAttempt(Runnable hook) {
     this.afterFailedAttempt = hook;
+  }
+
+  /** Test seam: the keepalive stream of this instance (ADR 0228). */
+  LeaseKeepAlives keepAlives() {
+    return keepAlives;
   }
 
   /** Test seam: the grants this instance remembers writing (ADR 0227). */
@@ -454,16 +467,13 @@ public final class EtcdLockBackend implements LockBackend {
     // landing just after a sequential confirm; and a lease that died in between fails the
     // keepalive.
     ByteSequence lockKey = keys.lock(key);
-    CompletableFuture<io.etcd.jetcd.lease.LeaseKeepAliveResponse> keepAlive =
-        leases.keepAliveOnce(leaseId);
+    CompletableFuture<Long> keepAlive = keepAlives.keepAlive(leaseId);
     CompletableFuture<TxnResponse> confirm = readGrant(lockKey, key, token);
     Long ttlSeconds;
     try {
       ttlSeconds =
-          calls
-              .idempotent(
-                  "renew", deadline, startedThen(keepAlive, () -> leases.keepAliveOnce(leaseId)))
-              .getTTL();
+          calls.idempotent(
+              "renew", deadline, startedThen(keepAlive, () -> keepAlives.keepAlive(leaseId)));
       known.extend(leaseId, sent.plusSeconds(ttlSeconds));
     } catch (EtcdCalls.LeaseNotFound e) {
       ttlSeconds = null;

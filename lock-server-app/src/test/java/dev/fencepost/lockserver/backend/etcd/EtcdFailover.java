@@ -47,7 +47,7 @@ final class EtcdFailover {
   }
 
   static EtcdLockBackend backend(Client client, String prefix) {
-    return new EtcdLockBackend(client, prefix, OPERATION_TIMEOUT, Clock.systemUTC());
+    return new EtcdLockBackend(client, prefix, CALL_TIMEOUT, OPERATION_TIMEOUT, Clock.systemUTC());
   }
 
   /**

@@ -32,7 +32,13 @@ class EtcdSecuredLockBackendContractTest extends LockBackendContractTest {
     EtcdBackendProperties properties =
         EtcdSecured.properties(etcd.cluster(), PREFIX, etcd.lockServerCredentials());
     client = EtcdClients.create(properties);
-    backend = new EtcdLockBackend(client, PREFIX, properties.operationTimeout(), Clock.systemUTC());
+    backend =
+        new EtcdLockBackend(
+            client,
+            PREFIX,
+            properties.callTimeout(),
+            properties.operationTimeout(),
+            Clock.systemUTC());
   }
 
   @AfterAll

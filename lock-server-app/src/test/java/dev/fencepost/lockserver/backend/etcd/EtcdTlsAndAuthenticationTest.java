@@ -46,7 +46,12 @@ class EtcdTlsAndAuthenticationTest {
   @RegisterExtension CapturedEvents events = new CapturedEvents();
 
   private static EtcdLockBackend backend(Client client) {
-    return new EtcdLockBackend(client, PREFIX, EtcdSecured.OPERATION_TIMEOUT, Clock.systemUTC());
+    return new EtcdLockBackend(
+        client,
+        PREFIX,
+        EtcdFailover.CALL_TIMEOUT,
+        EtcdSecured.OPERATION_TIMEOUT,
+        Clock.systemUTC());
   }
 
   private static LockKey freshKey() {
@@ -261,6 +266,25 @@ class EtcdTlsAndAuthenticationTest {
       backend.release(key, session, grant.token());
 
       assertThat(backend.inspect(key).held()).isFalse();
+    }
+  }
+
+  /**
+   * A keepalive stream opened with a token etcd has forgotten still keeps the session alive. etcd
+   * 3.4 checks no token on keepalives; an etcd that refuses the stream instead has the stream drop
+   * the token (as jetcd does on its own calls) and the retry authenticate again (ADR 0228).
+   */
+  @Test
+  void aKeepaliveStreamOpenedWithATokenEtcdForgotKeepsTheSessionAlive() {
+    EtcdCredentials credentials = etcd.lockServerCredentials();
+    try (Client client =
+        EtcdClients.create(EtcdSecured.properties(etcd.cluster(), PREFIX, credentials))) {
+      SessionId session = backend(client).createSession("worker-1", LONG_TTL).sessionId();
+
+      etcd.cluster().invalidateTokens(credentials);
+      EtcdLockBackend fresh = backend(client);
+
+      assertThat(fresh.keepAlive(session).ttl()).isEqualTo(LONG_TTL);
     }
   }
 }
