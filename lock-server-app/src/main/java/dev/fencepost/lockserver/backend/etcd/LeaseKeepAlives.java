@@ -19,19 +19,22 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Lease keepalives on one stream for the whole lock server (ADR 0228): each keepalive is one
- * request on a long-lived {@code LeaseKeepAlive} stream and its answer, where jetcd's {@code
+ * Lease keepalives on a few long-lived streams for the whole lock server (ADR 0228): each keepalive
+ * is one request on a {@code LeaseKeepAlive} stream and its answer, where jetcd's {@code
  * keepAliveOnce} opens a stream per keepalive (and writes the request twice on it).
  *
  * <p>etcd answers a keepalive stream's requests one at a time, in the order sent, each answer
  * naming its lease; so the answer to the oldest request not yet answered is the next to come, and
  * an answer naming another lease means the stream cannot be trusted: it is cancelled and everything
- * waiting on it fails (retried by {@link EtcdCalls} like any transient failure).
+ * waiting on it fails (retried by {@link EtcdCalls} like any transient failure). One at a time is
+ * why there are {@value #STREAMS} streams, used in turn: a member that is not etcd's leader
+ * forwards each keepalive to the leader and waits for its answer before it reads the next.
  *
  * <p>The two bounds of {@link EtcdCalls} hold. A keepalive not answered within the call timeout
  * ends its stream: it and every keepalive sent after it on that stream fail with {@code
@@ -47,20 +50,27 @@ final class LeaseKeepAlives {
   /** The gRPC method of the stream, which carries no deadline of its own (EtcdClients). */
   static final String METHOD = "etcdserverpb.Lease/LeaseKeepAlive";
 
+  /** Streams kept open, each keepalive sent on the next in turn. */
+  static final int STREAMS = 4;
+
   /** One thread for every instance's keepalive deadlines; a deadline met leaves its queue. */
   private static final ScheduledThreadPoolExecutor DEADLINES = deadlines();
 
   private final LeaseGrpc.LeaseStub stub;
   private final Runnable forgetToken;
   private final long callTimeoutNanos;
-  private final Object lock = new Object();
+  private final Lane[] lanes = new Lane[STREAMS];
+  private final AtomicInteger turn = new AtomicInteger();
   private final AtomicLong opened = new AtomicLong();
-  private Stream current;
+  private final AtomicLong ended = new AtomicLong();
 
   LeaseKeepAlives(LeaseGrpc.LeaseStub stub, Runnable forgetToken, Duration callTimeout) {
     this.stub = stub;
     this.forgetToken = forgetToken;
     this.callTimeoutNanos = callTimeout.toNanos();
+    for (int i = 0; i < STREAMS; i++) {
+      lanes[i] = new Lane();
+    }
   }
 
   /** Keepalives on {@code client}'s own channel, with its credentials. */
@@ -77,27 +87,17 @@ final class LeaseKeepAlives {
    * or with the gRPC status that ended the stream.
    */
   CompletableFuture<Long> keepAlive(long leaseId) {
-    Pending pending = new Pending(leaseId);
-    LeaseKeepAliveRequest request = LeaseKeepAliveRequest.newBuilder().setID(leaseId).build();
-    synchronized (lock) {
-      Stream stream = current;
-      if (stream == null) {
-        stream = new Stream();
-        current = stream;
-      }
-      Stream on = stream;
-      pending.deadline =
-          DEADLINES.schedule(() -> on.expire(pending), callTimeoutNanos, TimeUnit.NANOSECONDS);
-      stream.pending.add(pending);
-      // Sent under the lock: the order of the queue is the order on the wire.
-      stream.requests.onNext(request);
-    }
-    return pending.future;
+    return lanes[Math.floorMod(turn.getAndIncrement(), STREAMS)].send(leaseId);
   }
 
-  /** Streams opened since this instance was made: one while etcd keeps it. */
+  /** Streams opened since this instance was made: {@value #STREAMS} while etcd keeps them. */
   long streamsOpened() {
     return opened.get();
+  }
+
+  /** Streams ended since this instance was made, by etcd or by this instance. */
+  long streamsEnded() {
+    return ended.get();
   }
 
   private static ScheduledThreadPoolExecutor deadlines() {
@@ -111,6 +111,31 @@ final class LeaseKeepAlives {
             });
     timer.setRemoveOnCancelPolicy(true);
     return timer;
+  }
+
+  /** One of the streams: the one open now, if any, and the lock that orders its requests. */
+  private final class Lane {
+    private final Object lock = new Object();
+    private Stream current;
+
+    CompletableFuture<Long> send(long leaseId) {
+      Pending pending = new Pending(leaseId);
+      LeaseKeepAliveRequest request = LeaseKeepAliveRequest.newBuilder().setID(leaseId).build();
+      synchronized (lock) {
+        Stream stream = current;
+        if (stream == null) {
+          stream = new Stream(this);
+          current = stream;
+        }
+        Stream on = stream;
+        pending.deadline =
+            DEADLINES.schedule(() -> on.expire(pending), callTimeoutNanos, TimeUnit.NANOSECONDS);
+        stream.pending.add(pending);
+        // Sent under the lock: the order of the queue is the order on the wire.
+        stream.requests.onNext(request);
+      }
+      return pending.future;
+    }
   }
 
   /** One keepalive waiting for its answer. */
@@ -138,14 +163,17 @@ final class LeaseKeepAlives {
   private final class Stream
       implements ClientResponseObserver<LeaseKeepAliveRequest, LeaseKeepAliveResponse> {
 
-    /** Guarded by the instance's lock, as is {@link #ended}. */
+    private final Lane lane;
+
+    /** Guarded by the lane's lock, as is {@link #ended}. */
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
 
     private ClientCallStreamObserver<LeaseKeepAliveRequest> requests;
     private boolean ended;
 
-    /** Opens the stream; called under the instance's lock. */
-    private Stream() {
+    /** Opens the stream; called under the lane's lock. */
+    private Stream(Lane lane) {
+      this.lane = lane;
       stub.leaseKeepAlive(this);
       opened.incrementAndGet();
     }
@@ -158,7 +186,7 @@ final class LeaseKeepAlives {
     @Override
     public void onNext(LeaseKeepAliveResponse response) {
       Pending oldest;
-      synchronized (lock) {
+      synchronized (lane.lock) {
         oldest = pending.poll();
       }
       if (oldest == null || oldest.leaseId != response.getID()) {
@@ -218,18 +246,19 @@ final class LeaseKeepAlives {
     }
 
     /**
-     * Detaches the stream, so that the next keepalive opens another, and fails what waits on it;
-     * {@code cancel} when etcd has not ended it itself.
+     * Detaches the stream, so that the lane's next keepalive opens another, and fails what waits on
+     * it; {@code cancel} when etcd has not ended it itself.
      */
     private void end(Throwable cause, boolean cancel) {
       List<Pending> waiting;
-      synchronized (lock) {
+      synchronized (lane.lock) {
         if (ended) {
           return;
         }
         ended = true;
-        if (current == this) {
-          current = null;
+        LeaseKeepAlives.this.ended.incrementAndGet();
+        if (lane.current == this) {
+          lane.current = null;
         }
         waiting = new ArrayList<>(pending);
         pending.clear();
