@@ -10,8 +10,9 @@ import io.etcd.jetcd.api.LeaseGrpc;
  * package to take a stub on that channel, with everything jetcd puts on its own calls (credentials,
  * wait-for-ready, the client's interceptors), and to drop a token etcd refused.
  *
- * <p>It depends on package-private parts of jetcd: an upgrade that moves them fails the build here,
- * and {@code LeaseKeepAlivesTest} runs every path over a real etcd, secured and not.
+ * <p>It depends on package-private parts of jetcd: an upgrade that moves them fails the build here.
+ * Every keepalive in the tests goes through it, on a plain etcd ({@code LeaseKeepAlivesTest}) and a
+ * secured one (the secured contract suites).
  */
 public final class FencepostChannelAccess {
 
