@@ -37,7 +37,7 @@ final class EtcdClients {
    * A client over {@code endpoints} tuned for failing fast and retrying elsewhere:
    *
    * <ul>
-   *   <li>every call except a watch or the keepalive stream (whose keepalives each get one of their
+   *   <li>every call except a watch or a keepalive stream (whose keepalives each get one of their
    *       own) carries a gRPC deadline of {@code callTimeout}, so a call that will never be
    *       answered (it reached a follower as the leader died) ends soon and can be retried;
    *   <li>every call asks etcd to refuse it at once while the member it reached has no leader
@@ -123,8 +123,8 @@ final class EtcdClients {
   }
 
   /**
-   * The streams the backend keeps open: its watches, and its one keepalive stream, which applies
-   * the call timeout to each keepalive itself ({@link LeaseKeepAlives}).
+   * The streams the backend keeps open: its watches, and its keepalive streams, which apply the
+   * call timeout to each keepalive themselves ({@link LeaseKeepAlives}).
    */
   private static boolean isStream(MethodDescriptor<?, ?> method) {
     String name = method.getFullMethodName();

@@ -52,11 +52,11 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>Session = lease.</b> {@link #createSession} grants a lease of the session's TTL; its id
- *       (hex) is the session id. {@link #keepAlive} is one lease keepalive, a request on the one
- *       keepalive stream this instance keeps open ({@link LeaseKeepAlives}, ADR 0228). When etcd
- *       expires or revokes the lease it deletes, in the same raft entry, every key attached to it:
- *       every grant and waiter of the session (FR-04, ADR 0010: expiry is etcd's decision, never a
- *       lock-server timer).
+ *       (hex) is the session id. {@link #keepAlive} is one lease keepalive, a request on one of the
+ *       few keepalive streams this instance keeps open ({@link LeaseKeepAlives}, ADR 0228). When
+ *       etcd expires or revokes the lease it deletes, in the same raft entry, every key attached to
+ *       it: every grant and waiter of the session (FR-04, ADR 0010: expiry is etcd's decision,
+ *       never a lock-server timer).
  *   <li><b>Acquire = one transaction</b>: if the lock key does not exist ({@code CreateRevision ==
  *       0}), put it on the session's lease; else read it. The token is that transaction's revision,
  *       which is the key's CreateRevision and ModRevision, because nothing writes the key while the
@@ -101,8 +101,8 @@ public final class EtcdLockBackend implements LockBackend {
   private volatile Runnable afterFailedAttempt = () -> {};
 
   /**
-   * @param client a jetcd client built by {@link EtcdClients}, so that every call but a watch
-   *     carries a gRPC deadline; owned by the caller
+   * @param client a jetcd client built by {@link EtcdClients}, so that every call but a stream (a
+   *     watch, a keepalive stream) carries a gRPC deadline; owned by the caller
    * @param keyPrefix where this lock service's keys live, e.g. {@code /fencepost/}
    * @param callTimeout the deadline of each RPC, as configured on the client ({@link EtcdClients});
    *     this instance applies it to each keepalive on its keepalive stream
@@ -282,7 +282,7 @@ public final class EtcdLockBackend implements LockBackend {
     this.afterFailedAttempt = hook;
   }
 
-  /** Test seam: the keepalive stream of this instance (ADR 0228). */
+  /** Test seam: the keepalive streams of this instance (ADR 0228). */
   LeaseKeepAlives keepAlives() {
     return keepAlives;
   }

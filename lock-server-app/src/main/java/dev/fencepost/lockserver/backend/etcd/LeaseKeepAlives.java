@@ -206,8 +206,7 @@ final class LeaseKeepAlives {
       } else if (response.getTTL() > 0) {
         oldest.answer(response.getTTL());
       } else {
-        // etcd's answer for a lease that expired or was revoked: a TTL of 0 on a stream that goes
-        // on.
+        // A lease that expired or was revoked: etcd answers TTL 0 and the stream goes on.
         oldest.fail(
             EtcdExceptionFactory.newEtcdException(
                 ErrorCode.NOT_FOUND, "etcdserver: requested lease not found"));
