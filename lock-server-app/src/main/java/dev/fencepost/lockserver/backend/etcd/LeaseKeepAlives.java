@@ -61,8 +61,8 @@ final class LeaseKeepAlives {
   private final long callTimeoutNanos;
   private final Lane[] lanes = new Lane[STREAMS];
   private final AtomicInteger turn = new AtomicInteger();
-  private final AtomicLong opened = new AtomicLong();
-  private final AtomicLong ended = new AtomicLong();
+  private final AtomicLong streamsOpened = new AtomicLong();
+  private final AtomicLong streamsEnded = new AtomicLong();
 
   LeaseKeepAlives(LeaseGrpc.LeaseStub stub, Runnable forgetToken, Duration callTimeout) {
     this.stub = stub;
@@ -92,12 +92,12 @@ final class LeaseKeepAlives {
 
   /** Streams opened since this instance was made: {@value #STREAMS} while etcd keeps them. */
   long streamsOpened() {
-    return opened.get();
+    return streamsOpened.get();
   }
 
   /** Streams ended since this instance was made, by etcd or by this instance. */
   long streamsEnded() {
-    return ended.get();
+    return streamsEnded.get();
   }
 
   private static ScheduledThreadPoolExecutor deadlines() {
@@ -175,7 +175,7 @@ final class LeaseKeepAlives {
     private Stream(Lane lane) {
       this.lane = lane;
       stub.leaseKeepAlive(this);
-      opened.incrementAndGet();
+      streamsOpened.incrementAndGet();
     }
 
     @Override
@@ -255,10 +255,9 @@ final class LeaseKeepAlives {
           return;
         }
         ended = true;
-        LeaseKeepAlives.this.ended.incrementAndGet();
-        if (lane.current == this) {
-          lane.current = null;
-        }
+        streamsEnded.incrementAndGet();
+        // A stream that has not ended is its lane's current one: a lane opens the next only now.
+        lane.current = null;
         waiting = new ArrayList<>(pending);
         pending.clear();
         if (cancel) {
