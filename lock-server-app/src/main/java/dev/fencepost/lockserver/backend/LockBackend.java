@@ -9,6 +9,7 @@ import dev.fencepost.lock.SessionId;
 import dev.fencepost.lock.SessionInfo;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The backend SPI: what a store must do to be a Fencepost lock backend. For backend implementers,
@@ -60,6 +61,20 @@ public interface LockBackend {
    * @throws dev.fencepost.lock.SessionNotFoundException if it does not exist or has expired
    */
   SessionInfo keepAlive(SessionId sessionId);
+
+  /**
+   * {@link #keepAlive} without holding the caller's thread while the store works: the future
+   * completes with what {@code keepAlive} returns, or fails with what it throws, on whichever
+   * thread the backend finishes on. Unless a backend does better, the work is done on the caller's
+   * thread and the future returned complete.
+   */
+  default CompletableFuture<SessionInfo> keepAliveAsync(SessionId sessionId) {
+    try {
+      return CompletableFuture.completedFuture(keepAlive(sessionId));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
 
   /**
    * Ends a session and releases every lock attached to it in one action. Closing a session that

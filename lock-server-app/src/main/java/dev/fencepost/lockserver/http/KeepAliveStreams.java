@@ -27,6 +27,9 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -67,6 +70,15 @@ final class KeepAliveStreams implements DisposableBean {
 
   /** Close code: the session opened a newer stream, which replaces this one. */
   static final int REPLACED = 4409;
+
+  /**
+   * The longest an answer's write may wait for a client to read: a write waits only once the
+   * connection's socket buffers are full, which a client that reads its answers never lets happen.
+   */
+  static final Duration ANSWER_SEND_TIMEOUT = Duration.ofSeconds(2);
+
+  /** Tomcat's per-session property for the timeout of a blocking send, in milliseconds (a Long). */
+  static final String BLOCKING_SEND_TIMEOUT = "org.apache.tomcat.websocket.BLOCKING_SEND_TIMEOUT";
 
   /** A keepalive frame is a sequence number: 18 digits at most, so anything longer is not one. */
   static final int MAX_FRAME_CHARS = 32;
@@ -208,7 +220,10 @@ final class KeepAliveStreams implements DisposableBean {
     expiries.shutdownNow();
   }
 
-  /** One session's stream: every frame is handled on the connection's own container thread. */
+  /**
+   * One session's stream: every frame is read on the connection's own container thread and handed
+   * to the backend, and its answer written by the thread the backend finishes on (ADR 0229).
+   */
   final class Stream extends Endpoint implements MessageHandler.Whole<String> {
 
     private final SessionId sessionId;
@@ -216,6 +231,7 @@ final class KeepAliveStreams implements DisposableBean {
     private final Instant tokenExpiresAt;
     private Session ws;
     private ScheduledFuture<?> expiry;
+    private volatile CompletableFuture<Void> inFlight;
 
     Stream(SessionId sessionId, String principal, Instant tokenExpiresAt) {
       this.sessionId = sessionId;
@@ -231,6 +247,10 @@ final class KeepAliveStreams implements DisposableBean {
       session.addMessageHandler(ByteBuffer.class, binary -> reject("a binary frame"));
       // Until the first keepalive says the session's TTL, the longest any session may have.
       session.setMaxIdleTimeout(maxTtl.toMillis());
+      // Answers are written by the thread that ran their statement, which then writes the rest of
+      // its batch's: a client that stopped reading may hold that thread only this long, after which
+      // Tomcat closes its stream (ADR 0229). The property is Tomcat's, read on every blocking send.
+      session.getUserProperties().put(BLOCKING_SEND_TIMEOUT, ANSWER_SEND_TIMEOUT.toMillis());
       open.incrementAndGet();
       opened.increment();
       // One stream per session: a client that reconnects before the server noticed its old
@@ -261,25 +281,42 @@ final class KeepAliveStreams implements DisposableBean {
         reject("a text frame of " + frame.length() + " characters");
         return;
       }
-      try {
-        SessionInfo info = service.keepAlive(sessionId);
+      // One keepalive of a stream at a time: a client that sends before its answer came waits
+      // here, on the connection's thread, as it did when every frame was answered on it.
+      CompletableFuture<Void> previous = inFlight;
+      if (previous != null && !previous.isDone()) {
+        try {
+          previous.join();
+        } catch (CompletionException | CancellationException e) {
+          // Its answer failed: the stream is closing, or the failure was logged where it happened.
+        }
+      }
+      inFlight =
+          service.keepAliveAsync(sessionId).handle((info, thrown) -> answer(seq, info, thrown));
+    }
+
+    /** Answers keepalive {@code seq} on whichever thread its backend finished on. */
+    private Void answer(long seq, SessionInfo info, Throwable thrown) {
+      RuntimeException failure = LockService.unwrap(thrown);
+      if (failure == null) {
         // A stream silent for its session's TTL is keeping nothing alive.
         ws.setMaxIdleTimeout(Math.max(1_000, info.ttl().toMillis()));
         send(Answer.of(seq, info));
-      } catch (SessionNotFoundException e) {
+      } else if (failure instanceof SessionNotFoundException e) {
         send(Answer.refused(seq, e.code(), e.getMessage()));
         close(SESSION_NOT_FOUND, "session not found");
-      } catch (BackendUnavailableException e) {
+      } else if (failure instanceof BackendUnavailableException e) {
         // The store is down, not the session: the client tries again on its next heartbeat.
         send(Answer.refused(seq, "BACKEND_UNAVAILABLE", e.getMessage()));
-      } catch (RuntimeException e) {
+      } else {
         log.atError()
             .addKeyValue("event", "lock.session.keepalive_stream_failed")
             .addKeyValue("sessionId", sessionId.value())
-            .setCause(e)
+            .setCause(failure)
             .log("keepalive stream closed: unexpected failure");
         close(CloseReason.CloseCodes.UNEXPECTED_CONDITION.getCode(), "internal error");
       }
+      return null;
     }
 
     private void reject(String what) {

@@ -22,6 +22,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -170,6 +171,45 @@ public final class LockService implements AutoCloseable {
           .log("keepalive rejected: {}", e.getMessage());
       throw e;
     }
+  }
+
+  /**
+   * {@link #keepAlive} without holding the caller's thread while the backend works (ADR 0229): the
+   * future completes on the thread the backend finishes on, with the session or the failure {@code
+   * keepAlive} would throw, recorded and logged as it would be.
+   */
+  public CompletableFuture<SessionInfo> keepAliveAsync(SessionId sessionId) {
+    long start = System.nanoTime();
+    CompletableFuture<SessionInfo> answer;
+    try {
+      answer = backend.keepAliveAsync(sessionId);
+    } catch (RuntimeException e) {
+      answer = CompletableFuture.failedFuture(e);
+    }
+    return answer.whenComplete(
+        (info, thrown) -> {
+          RuntimeException failure = unwrap(thrown);
+          record("keepalive", start, failure);
+          if (failure instanceof LockException e) {
+            log.atInfo()
+                .addKeyValue("event", "lock.session.keepalive_rejected")
+                .addKeyValue("sessionId", sessionId.value())
+                .addKeyValue("code", e.code())
+                .log("keepalive rejected: {}", e.getMessage());
+          }
+        });
+  }
+
+  /** The exception a failed future carries, as the synchronous call would have thrown it. */
+  public static RuntimeException unwrap(Throwable thrown) {
+    Throwable t = thrown;
+    while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    if (t == null || t instanceof RuntimeException) {
+      return (RuntimeException) t;
+    }
+    return new IllegalStateException(t);
   }
 
   public void closeSession(SessionId sessionId) {
@@ -382,32 +422,39 @@ public final class LockService implements AutoCloseable {
 
   private <T> T timed(String operation, Supplier<T> call) {
     long start = System.nanoTime();
-    String outcome = "ok";
+    RuntimeException failure = null;
     try {
       return call.get();
-    } catch (LockException e) {
-      outcome = e.code().toLowerCase();
+    } catch (RuntimeException e) {
+      failure = e;
       throw e;
-    } catch (BackendUnavailableException e) {
+    } finally {
+      record(operation, start, failure);
+    }
+  }
+
+  /** Times one operation begun at {@code start} by its outcome; a store that is down is logged. */
+  private void record(String operation, long start, RuntimeException failure) {
+    String outcome = "ok";
+    if (failure instanceof LockException e) {
+      outcome = e.code().toLowerCase();
+    } else if (failure instanceof BackendUnavailableException) {
       outcome = "backend_unavailable";
       log.atWarn()
           .addKeyValue("event", "lock.backend_unavailable")
           .addKeyValue("operation", operation)
           .addKeyValue("backend", backend.name())
-          .log("backend unavailable: {}", e.getMessage());
-      throw e;
-    } catch (RuntimeException e) {
+          .log("backend unavailable: {}", failure.getMessage());
+    } else if (failure != null) {
       outcome = "error";
-      throw e;
-    } finally {
-      Timer.builder("fencepost.lock.operations")
-          .description("Lock server operations by outcome")
-          .tag("operation", operation)
-          .tag("outcome", outcome)
-          .tag("backend", backend.name())
-          .register(meters)
-          .record(Duration.ofNanos(System.nanoTime() - start));
     }
+    Timer.builder("fencepost.lock.operations")
+        .description("Lock server operations by outcome")
+        .tag("operation", operation)
+        .tag("outcome", outcome)
+        .tag("backend", backend.name())
+        .register(meters)
+        .record(Duration.ofNanos(System.nanoTime() - start));
   }
 
   private void requireText(String field, String value) {

@@ -97,6 +97,23 @@ class KeepAliveStreamTest {
   }
 
   @Test
+  void framesSentWithoutWaitingForTheirAnswersAreAnsweredOneAtATimeInOrder() throws Exception {
+    // The starter waits for each answer; a client that does not is answered all the same, one
+    // keepalive of the stream at a time: its next frame waits for the answer before it.
+    String session = worker.newSession("w");
+    Stream stream = Stream.open(session, workerToken());
+
+    for (int seq = 1; seq <= 5; seq++) {
+      stream.send(Integer.toString(seq));
+    }
+
+    for (int seq = 1; seq <= 5; seq++) {
+      assertThat(stream.answer().get("seq").asLong()).isEqualTo(seq);
+    }
+    stream.ws().sendClose(WebSocket.NORMAL_CLOSURE, "done").get(5, SECONDS);
+  }
+
+  @Test
   void anAnswerLongerThanTheStreamsFrameBufferArrivesWhole() throws Exception {
     // The longest owner there is, in three-byte characters: an answer of over 600 bytes, which
     // the server sends in more than one frame when its buffers are the 512 bytes it asks for.
@@ -319,6 +336,11 @@ class KeepAliveStreamTest {
   record Stream(WebSocket ws, BlockingQueue<String> texts, CompletableFuture<Integer> closed) {
 
     static Stream open(String session, String token) throws Exception {
+      return open(base, session, token);
+    }
+
+    /** A stream to the server at {@code base} ({@code host:port}). */
+    static Stream open(String base, String session, String token) throws Exception {
       BlockingQueue<String> texts = new LinkedBlockingQueue<>();
       CompletableFuture<Integer> closed = new CompletableFuture<>();
       WebSocket.Listener listener =

@@ -9,10 +9,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -28,10 +32,15 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * a dead session is never revived and its caller still gets "not found"; the window only delays the
  * answer, by at most its length.
  *
- * <p>No thread of its own and no timer: the leader gathers, runs its statement and then the batches
- * queued meanwhile, until its own answer is in; every other caller waits for its own answer.
+ * <p>A caller of {@link #keepAlive} that finds no statement gathering leads one: it gathers, runs
+ * its statement and then the batches queued meanwhile, until its own answer is in; every other such
+ * caller waits for its own answer. A keepalive stream's frame holds no thread (ADR 0229): {@link
+ * #keepAliveAsync} queues it and returns, and a thread of the batcher's own leads when no caller
+ * does, then tells each answer of its batch on that thread once the statement's place is free.
  */
 final class KeepAliveBatcher {
+
+  private static final Logger log = LoggerFactory.getLogger(KeepAliveBatcher.class);
 
   /** PostgreSQL handles large arrays well; this bounds one statement's row locks and latency. */
   static final int MAX_BATCH = 512;
@@ -64,15 +73,26 @@ final class KeepAliveBatcher {
   /** One session's answer: its owner, TTL and new expiry by PostgreSQL's clock. */
   record Extended(String owner, Duration ttl, Instant expiresAt) {}
 
-  /** One queued keepalive; its answer is set under the lock before waiters are signalled. */
+  /** What an asynchronous keepalive is told: its answer, or the failure of its statement. */
+  @FunctionalInterface
+  interface Answer {
+    void accept(Optional<Extended> result, RuntimeException failure);
+  }
+
+  /**
+   * One queued keepalive; its answer is set under the lock before waiters are signalled, and told
+   * to {@code answer} (an asynchronous keepalive's) after the lock is released.
+   */
   private static final class Pending {
     final UUID id;
+    final Answer answer;
     boolean done;
     Optional<Extended> result;
     RuntimeException failure;
 
-    Pending(UUID id) {
+    Pending(UUID id, Answer answer) {
       this.id = id;
+      this.answer = answer;
     }
   }
 
@@ -90,6 +110,8 @@ final class KeepAliveBatcher {
   private int maxBatch = MAX_BATCH;
   private final AtomicLong statements = new AtomicLong();
   private volatile Runnable beforeStatement = () -> {};
+  private final ExecutorService leaders = leaderThreads();
+  private boolean leaderStarting;
 
   /**
    * @param call wraps each statement as the backend wraps every call (grace step, translation of
@@ -111,7 +133,7 @@ final class KeepAliveBatcher {
 
   /** Extends the session if it is live; empty if it does not exist or has expired. */
   Optional<Extended> keepAlive(UUID id) {
-    Pending mine = new Pending(id);
+    Pending mine = new Pending(id, null);
     lock.lock();
     try {
       queue.add(mine);
@@ -134,14 +156,7 @@ final class KeepAliveBatcher {
           // More than one batch queued while gathering: let a waiter lead the rest.
           answered.signalAll();
         }
-        lock.unlock();
-        try {
-          run(batch);
-        } finally {
-          lock.lock();
-          running--;
-          answered.signalAll();
-        }
+        runUnlocked(batch);
       }
     } finally {
       lock.unlock();
@@ -150,6 +165,95 @@ final class KeepAliveBatcher {
       throw mine.failure;
     }
     return mine.result;
+  }
+
+  /**
+   * Extends the session if it is live and tells {@code answer}, without holding the caller's
+   * thread: the keepalive joins the statement being gathered, or the next one, which a thread of
+   * the batcher's or a waiting caller leads. {@code answer} runs on that thread, once per
+   * keepalive, after its statement; it must not block for long, since the answers of a batch are
+   * told one after another.
+   */
+  void keepAliveAsync(UUID id, Answer answer) {
+    lock.lock();
+    try {
+      queue.add(new Pending(id, answer));
+      if (gathering) {
+        if (queue.size() >= maxBatch) {
+          batchFull.signal();
+        }
+        return;
+      }
+      startLeaderIfIdle();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Under the lock: starts a leader on the batcher's threads when keepalives are queued and nobody
+   * gathers while a statement may start, unless one is already starting.
+   */
+  private void startLeaderIfIdle() {
+    if (queue.isEmpty() || gathering || running >= maxConcurrent || leaderStarting) {
+      return;
+    }
+    leaderStarting = true;
+    leaders.execute(this::lead);
+  }
+
+  /** A leader of the batcher's own: leads statements while keepalives are queued for one. */
+  private void lead() {
+    lock.lock();
+    try {
+      leaderStarting = false;
+      while (!queue.isEmpty() && !gathering && running < maxConcurrent) {
+        running++;
+        gather();
+        List<Pending> batch = take();
+        if (!queue.isEmpty()) {
+          answered.signalAll();
+          startLeaderIfIdle();
+        }
+        runUnlocked(batch);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Called and returning under the lock: runs the batch's statement without it, frees its place
+   * among the statements, and only then tells the asynchronous keepalives their answers, so that an
+   * answer slow to be told (a stream whose client reads slowly) holds no statement back.
+   */
+  private void runUnlocked(List<Pending> batch) {
+    lock.unlock();
+    try {
+      run(batch);
+    } finally {
+      lock.lock();
+      running--;
+      answered.signalAll();
+      // Asynchronous keepalives queued meanwhile have no thread waiting to lead them.
+      startLeaderIfIdle();
+    }
+    lock.unlock();
+    try {
+      tell(batch);
+    } finally {
+      lock.lock();
+    }
+  }
+
+  private static ExecutorService leaderThreads() {
+    AtomicLong n = new AtomicLong();
+    return Executors.newCachedThreadPool(
+        r -> {
+          Thread t = new Thread(r, "fencepost-keepalive-batch-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
   }
 
   /** Statements run so far (for tests: fewer than keepalives means they were coalesced). */
@@ -254,6 +358,23 @@ final class KeepAliveBatcher {
       }
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** Tells each asynchronous keepalive of a batch that has run its answer, outside the lock. */
+  private void tell(List<Pending> batch) {
+    for (Pending p : batch) {
+      if (p.answer != null) {
+        try {
+          p.answer.accept(p.result, p.failure);
+        } catch (RuntimeException e) {
+          // One caller's answer that failed must not keep the rest of the batch from theirs.
+          log.atError()
+              .addKeyValue("event", "lock.keepalive.answer_failed")
+              .setCause(e)
+              .log("a keepalive's answer failed");
+        }
+      }
     }
   }
 

@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.springframework.dao.DataAccessException;
@@ -138,6 +139,28 @@ public final class PostgresLockBackend implements LockBackend {
     KeepAliveBatcher.Extended extended =
         keepAlives.keepAlive(id).orElseThrow(() -> new SessionNotFoundException(sessionId));
     return new SessionInfo(sessionId, extended.owner(), extended.ttl(), extended.expiresAt());
+  }
+
+  @Override
+  public CompletableFuture<SessionInfo> keepAliveAsync(SessionId sessionId) {
+    Optional<UUID> id = parse(sessionId);
+    if (id.isEmpty()) {
+      return CompletableFuture.failedFuture(new SessionNotFoundException(sessionId));
+    }
+    CompletableFuture<SessionInfo> answer = new CompletableFuture<>();
+    keepAlives.keepAliveAsync(
+        id.get(),
+        (extended, failure) -> {
+          if (failure != null) {
+            answer.completeExceptionally(failure);
+          } else if (extended.isEmpty()) {
+            answer.completeExceptionally(new SessionNotFoundException(sessionId));
+          } else {
+            KeepAliveBatcher.Extended e = extended.get();
+            answer.complete(new SessionInfo(sessionId, e.owner(), e.ttl(), e.expiresAt()));
+          }
+        });
+    return answer;
   }
 
   /** Test seam: {@code lock_acquire} calls so far. */
