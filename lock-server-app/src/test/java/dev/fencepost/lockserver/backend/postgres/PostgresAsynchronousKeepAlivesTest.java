@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -31,6 +32,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * when no caller does, and each answer is told on that thread once the statement's place is free.
  * What the caller learns is what {@code keepAlive} would have returned or thrown.
  */
+@Tag("FR-04")
 class PostgresAsynchronousKeepAlivesTest {
 
   @RegisterExtension static PostgresBackendExtension lockdb = new PostgresBackendExtension();
