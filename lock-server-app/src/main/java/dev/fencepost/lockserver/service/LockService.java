@@ -23,6 +23,7 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -164,13 +165,17 @@ public final class LockService implements AutoCloseable {
     try {
       return timed("keepalive", () -> backend.keepAlive(sessionId));
     } catch (LockException e) {
-      log.atInfo()
-          .addKeyValue("event", "lock.session.keepalive_rejected")
-          .addKeyValue("sessionId", sessionId.value())
-          .addKeyValue("code", e.code())
-          .log("keepalive rejected: {}", e.getMessage());
+      keepAliveRejected(sessionId, e);
       throw e;
     }
+  }
+
+  private static void keepAliveRejected(SessionId sessionId, LockException e) {
+    log.atInfo()
+        .addKeyValue("event", "lock.session.keepalive_rejected")
+        .addKeyValue("sessionId", sessionId.value())
+        .addKeyValue("code", e.code())
+        .log("keepalive rejected: {}", e.getMessage());
   }
 
   /**
@@ -191,11 +196,7 @@ public final class LockService implements AutoCloseable {
           RuntimeException failure = unwrap(thrown);
           record("keepalive", start, failure);
           if (failure instanceof LockException e) {
-            log.atInfo()
-                .addKeyValue("event", "lock.session.keepalive_rejected")
-                .addKeyValue("sessionId", sessionId.value())
-                .addKeyValue("code", e.code())
-                .log("keepalive rejected: {}", e.getMessage());
+            keepAliveRejected(sessionId, e);
           }
         });
   }
@@ -203,7 +204,7 @@ public final class LockService implements AutoCloseable {
   /** The exception a failed future carries, as the synchronous call would have thrown it. */
   public static RuntimeException unwrap(Throwable thrown) {
     Throwable t = thrown;
-    while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
+    while (t instanceof CompletionException && t.getCause() != null) {
       t = t.getCause();
     }
     if (t == null || t instanceof RuntimeException) {
