@@ -136,9 +136,9 @@ public final class PostgresLockBackend implements LockBackend {
   @Override
   public SessionInfo keepAlive(SessionId sessionId) {
     UUID id = parse(sessionId).orElseThrow(() -> new SessionNotFoundException(sessionId));
-    KeepAliveBatcher.Extended extended =
-        keepAlives.keepAlive(id).orElseThrow(() -> new SessionNotFoundException(sessionId));
-    return new SessionInfo(sessionId, extended.owner(), extended.ttl(), extended.expiresAt());
+    return extended(
+        sessionId,
+        keepAlives.keepAlive(id).orElseThrow(() -> new SessionNotFoundException(sessionId)));
   }
 
   @Override
@@ -156,11 +156,15 @@ public final class PostgresLockBackend implements LockBackend {
           } else if (extended.isEmpty()) {
             answer.completeExceptionally(new SessionNotFoundException(sessionId));
           } else {
-            KeepAliveBatcher.Extended e = extended.get();
-            answer.complete(new SessionInfo(sessionId, e.owner(), e.ttl(), e.expiresAt()));
+            answer.complete(extended(sessionId, extended.get()));
           }
         });
     return answer;
+  }
+
+  /** The session as the keepalive statement extended it. */
+  private static SessionInfo extended(SessionId sessionId, KeepAliveBatcher.Extended e) {
+    return new SessionInfo(sessionId, e.owner(), e.ttl(), e.expiresAt());
   }
 
   /** Test seam: {@code lock_acquire} calls so far. */
