@@ -31,6 +31,9 @@ import dev.fencepost.testsupport.security.TestIssuer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -171,6 +174,59 @@ class KeepAliveStreamTest {
           .singleElement()
           .satisfies(e -> assertThat(String.valueOf(e.get("retryInMillis"))).isEqualTo("15000"));
       held.close();
+    }
+  }
+
+  @Test
+  void aHeartbeatDoesNotWaitForAStreamWhoseOpeningCannotFinish() throws InterruptedException {
+    // The JDK's WebSocket client finishes an opening on the common fork-join pool (on Java 25 even
+    // when it has a single thread). Application work that blocks every thread of it must not hold
+    // a heartbeat back: the keepalives go as requests and the lock stays held (ADR 0230).
+    RealLockServer server = RealLockServer.get();
+    int threads = ForkJoinPool.getCommonPoolParallelism();
+    CountDownLatch blocked = new CountDownLatch(threads);
+    CountDownLatch release = new CountDownLatch(1);
+    for (int i = 0; i < threads; i++) {
+      ForkJoinPool.commonPool()
+          .execute(
+              () -> {
+                blocked.countDown();
+                try {
+                  release.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              });
+    }
+    try {
+      assertThat(blocked.await(10, TimeUnit.SECONDS)).isTrue();
+      try (DefaultLockClient client =
+          TestSettings.against(server.baseUrl())
+              .owner("pool-starved")
+              .ttl(Duration.ofMillis(1500))
+              .timeouts(Duration.ofMillis(400), Duration.ofMillis(450))
+              .startClient()) {
+        HeldLock held = client.acquire(LockKey.of(key), Duration.ZERO);
+        long requests = server.keepAliveRequests();
+
+        // Six heartbeats and more, each sent as a request while no stream can open; a heartbeat
+        // that waited the 850 ms an opening may take would lose the lock (1.05 s without one).
+        await()
+            .pollDelay(Duration.ofSeconds(3))
+            .atMost(Duration.ofSeconds(5))
+            .untilAsserted(() -> assertThat(held.isHeld()).isTrue());
+
+        assertThat(held.lostReason()).isEmpty();
+        assertThat(server.keepAliveRequests() - requests)
+            .as("keepalives sent as requests")
+            .isGreaterThanOrEqualTo(5);
+        assertThat(events.named("lock.keepalive_stream.unavailable"))
+            .singleElement()
+            .satisfies(e -> assertThat(String.valueOf(e.get("error"))).contains("not open within"));
+        held.close();
+      }
+    } finally {
+      release.countDown();
     }
   }
 }

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -37,6 +38,13 @@ import tools.jackson.databind.json.JsonMapper;
  * no answer within the read timeout ({@link LockServerUnreachableException}, as a request that
  * timed out); the stream is then dropped and opened again on the next heartbeat.
  *
+ * <p>A heartbeat never waits for a stream to open (ADR 0230): it starts the opening and sends its
+ * keepalive as a request, and a later heartbeat takes the stream once it is open. The JDK client
+ * completes an opening on the JVM's common fork-join pool, which on Java 25 has one thread on a
+ * machine of two CPUs or fewer; work of the application blocked there must not hold heartbeats
+ * back. An opening still not done after the connect and read timeouts is given up and counted as a
+ * refusal.
+ *
  * <p>The JDK's WebSocket client (Apache HttpClient 5, the platform's client stack, has none), with
  * the connect timeout of the settings, no proxy, and TLS with the JVM's default {@link SSLContext}
  * as it is when the stream opens (ADR 0150), the host name verified.
@@ -59,6 +67,9 @@ final class KeepAliveStream implements AutoCloseable {
   private HttpClient http;
   private SSLContext httpTls;
   private WebSocket ws;
+  private CompletableFuture<WebSocket> opening;
+  private SessionId openingSession;
+  private long openingStartedNanos;
   private SessionId wsSession;
   private volatile boolean wsClosed = true;
   private volatile CompletableFuture<String> pending;
@@ -76,7 +87,8 @@ final class KeepAliveStream implements AutoCloseable {
   }
 
   /**
-   * One keepalive of {@code session} over its stream, opening the stream first if there is none.
+   * One keepalive of {@code session} over its stream; with no stream open, starts opening one and
+   * returns empty.
    *
    * @return the session as the answer gives it, or empty if the stream cannot serve this keepalive
    *     now (send it as a request)
@@ -87,7 +99,7 @@ final class KeepAliveStream implements AutoCloseable {
   synchronized Optional<SessionInfo> keepAlive(SessionId session) {
     if (!session.equals(wsSession) || wsClosed) {
       drop();
-      if (System.nanoTime() - nextOpenNanos < 0 || !open(session)) {
+      if (!opened(session)) {
         return Optional.empty();
       }
     }
@@ -156,47 +168,97 @@ final class KeepAliveStream implements AutoCloseable {
     drop();
   }
 
-  private boolean open(SessionId session) {
+  /**
+   * True once a stream of {@code session} is open and taken as the current one. Otherwise false,
+   * having started an opening if none is under way and the backoff after a refusal has run out, or
+   * having given up one that took longer than the connect and read timeouts.
+   */
+  private boolean opened(SessionId session) {
+    CompletableFuture<WebSocket> o = opening;
+    if (o != null && !session.equals(openingSession)) {
+      abandonOpening();
+      o = null;
+    }
+    if (o == null) {
+      if (System.nanoTime() - nextOpenNanos >= 0) {
+        startOpening(session);
+      }
+      return false;
+    }
+    if (!o.isDone()) {
+      if (System.nanoTime() - openingStartedNanos < connectTimeout.plus(readTimeout).toNanos()) {
+        return false;
+      }
+      abandonOpening();
+      refused(new TimeoutException("not open within " + connectTimeout.plus(readTimeout)));
+      return false;
+    }
+    opening = null;
+    WebSocket opened;
+    try {
+      opened = o.join();
+    } catch (CompletionException e) {
+      refused(e);
+      return false;
+    }
+    if (opened.isInputClosed() || opened.isOutputClosed()) {
+      // Closed by the server after it opened and before a heartbeat took it.
+      opened.abort();
+      refused(new IllegalStateException("stream closed before its first keepalive"));
+      return false;
+    }
+    ws = opened;
+    wsSession = session;
+    wsClosed = false;
+    if (refusedOpens > 0) {
+      log.atInfo()
+          .addKeyValue("event", "lock.keepalive_stream.opened")
+          .addKeyValue("afterRefusals", refusedOpens)
+          .log("keepalive stream open again after {} refusal(s)", refusedOpens);
+    }
+    refusedOpens = 0;
+    return true;
+  }
+
+  private void startOpening(SessionId session) {
     try {
       WebSocket.Builder builder = client().newWebSocketBuilder().connectTimeout(connectTimeout);
       if (tokens != null) {
         builder.header("Authorization", "Bearer " + tokens.currentToken());
       }
       URI uri = URI.create(base + "/v1/sessions/" + session.value() + "/keepalive-stream");
-      wsClosed = false;
-      ws =
-          builder
-              .buildAsync(uri, new Listener())
-              .get(connectTimeout.plus(readTimeout).toNanos(), TimeUnit.NANOSECONDS);
-      wsSession = session;
-      if (refusedOpens > 0) {
-        log.atInfo()
-            .addKeyValue("event", "lock.keepalive_stream.opened")
-            .addKeyValue("afterRefusals", refusedOpens)
-            .log("keepalive stream open again after {} refusal(s)", refusedOpens);
-      }
-      refusedOpens = 0;
-      return true;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      wsClosed = true;
-      return false;
-    } catch (Exception e) {
-      wsClosed = true;
-      refusedOpens++;
-      Duration backoff = FIRST_OPEN_BACKOFF.multipliedBy(1L << Math.min(refusedOpens - 1, 10));
-      if (backoff.compareTo(MAX_OPEN_BACKOFF) > 0) {
-        backoff = MAX_OPEN_BACKOFF;
-      }
-      nextOpenNanos = System.nanoTime() + backoff.toNanos();
-      log.atInfo()
-          .addKeyValue("event", "lock.keepalive_stream.unavailable")
-          .addKeyValue("refusals", refusedOpens)
-          .addKeyValue("retryInMillis", backoff.toMillis())
-          .addKeyValue("error", LockServerHttp.rootMessage(e))
-          .log("keepalive stream not available; keepalives go as requests");
-      return false;
+      opening = builder.buildAsync(uri, new Listener());
+      openingSession = session;
+      openingStartedNanos = System.nanoTime();
+    } catch (RuntimeException | NoSuchAlgorithmException e) {
+      refused(e);
     }
+  }
+
+  /** Forgets the opening under way; a stream it still opens is closed as soon as it is open. */
+  private void abandonOpening() {
+    CompletableFuture<WebSocket> o = opening;
+    opening = null;
+    openingSession = null;
+    if (o != null) {
+      o.thenAccept(WebSocket::abort);
+    }
+  }
+
+  /** An opening that failed: keepalives go as requests until a backoff that grows runs out. */
+  private void refused(Throwable e) {
+    refusedOpens++;
+    Duration backoff = FIRST_OPEN_BACKOFF.multipliedBy(1L << Math.min(refusedOpens - 1, 10));
+    if (backoff.compareTo(MAX_OPEN_BACKOFF) > 0) {
+      backoff = MAX_OPEN_BACKOFF;
+    }
+    nextOpenNanos = System.nanoTime() + backoff.toNanos();
+    log.atInfo()
+        .addKeyValue("event", "lock.keepalive_stream.unavailable")
+        .addKeyValue("refusals", refusedOpens)
+        .addKeyValue("retryInMillis", backoff.toMillis())
+        .addKeyValue("error", LockServerHttp.rootMessage(e))
+        .log("keepalive stream not available; keepalives go as requests");
   }
 
   private HttpClient client() throws NoSuchAlgorithmException {
@@ -227,6 +289,7 @@ final class KeepAliveStream implements AutoCloseable {
 
   @Override
   public synchronized void close() {
+    abandonOpening();
     WebSocket current = ws;
     if (current != null && !wsClosed) {
       // A polite close; the connection is aborted if the server does not answer it.
