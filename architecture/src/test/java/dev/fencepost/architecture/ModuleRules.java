@@ -3,6 +3,10 @@ package dev.fencepost.architecture;
 import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -150,5 +154,38 @@ final class ModuleRules {
       }
     }
     return violations;
+  }
+
+  /**
+   * Classes of {@code modules} whose class file needs a newer Java than {@code maxMajor} (the class
+   * file's major version: 61 is Java 17), each with the version it has.
+   */
+  static List<String> classFilesNewerThan(
+      JavaClasses classes,
+      Function<JavaClass, String> moduleOf,
+      Set<String> modules,
+      int maxMajor) {
+    List<String> violations = new ArrayList<>();
+    for (JavaClass c : classes) {
+      if (!modules.contains(moduleOf.apply(c)) || c.getSource().isEmpty()) {
+        continue;
+      }
+      int major = majorVersion(c);
+      if (major > maxMajor) {
+        violations.add(c.getName() + " (class file version " + major + ")");
+      }
+    }
+    return violations;
+  }
+
+  private static int majorVersion(JavaClass c) {
+    try (InputStream in = c.getSource().get().getUri().toURL().openStream();
+        DataInputStream data = new DataInputStream(in)) {
+      data.readInt(); // 0xCAFEBABE
+      data.readUnsignedShort(); // minor version
+      return data.readUnsignedShort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading the class file of " + c.getName(), e);
+    }
   }
 }

@@ -81,4 +81,15 @@ class ModuleStructureTest {
                     "dev.fencepost.payment.testkit.")))
         .isEmpty();
   }
+
+  /**
+   * The build runs on JDK 25 (ADR 0230) but compiles for Java 17: the lock starter and the lock API
+   * are libraries that Java 17 applications take, and javac's release flag is what keeps their
+   * class files and the JDK API they call at 17.
+   */
+  @Test
+  void everyShippedClassRunsOnJava17() {
+    assertThat(ModuleRules.classFilesNewerThan(classes, Modules::of, Modules.SHIPPED, 61))
+        .isEmpty();
+  }
 }
