@@ -24,6 +24,7 @@ DEADLINE=${WORKER_DEADLINE_SECONDS:-3600}
 SIZES=${SIZES:-"4 8 16"}
 mkdir -p "$OUT"
 
+. tools/use-jdk.sh && use_build_jdk
 . bench/provenance.sh
 . bench/local-stack-run.sh
 COMMIT=$(bench_commit)

@@ -33,6 +33,7 @@ DEADLINE=${WORKER_DEADLINE_SECONDS:-5400}
 SIZES=${SIZES:-"1000:1000 10000:1000 100000:1000 10000:100 10000:10000 100000:100000"}
 mkdir -p "$OUT"
 
+. tools/use-jdk.sh && use_build_jdk
 . bench/provenance.sh
 . bench/local-stack-run.sh
 names=()

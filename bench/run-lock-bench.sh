@@ -16,6 +16,7 @@
 # ({server} becomes each lock server's name: one recording per JVM)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. tools/use-jdk.sh && use_build_jdk
 . bench/provenance.sh
 commit=$(bench_commit)
 ./mvnw -B -q -pl bench -am -DskipTests -Dspotless.check.skip=true -Djib.skip=true \

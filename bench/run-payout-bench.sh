@@ -40,6 +40,7 @@ mkdir -p "$OUT"
 
 # What it measures is built from this working tree, every module local-stack runs included (-am),
 # and the report names that commit (ADR 0183).
+. tools/use-jdk.sh && use_build_jdk
 . bench/provenance.sh
 . bench/local-stack-run.sh
 COMMIT=$(bench_commit)

@@ -9,6 +9,7 @@
 # ReconciliationBenchSmokeTest instead. Sizes: -Dbench.payouts=N -Dbench.chunk=N -Dbench.planted=N.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. tools/use-jdk.sh && use_build_jdk
 . bench/provenance.sh
 commit=$(bench_commit)
 ./mvnw -B -q -pl bench -am -DskipTests -Dspotless.check.skip=true -Djib.skip=true \

@@ -6,5 +6,6 @@
 # and no reviewed reason), and says why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. tools/use-jdk.sh && use_build_jdk
 ./mvnw -B -q -pl traceability compile "$@"
 exec java -cp traceability/target/classes dev.fencepost.traceability.RequirementsPage .

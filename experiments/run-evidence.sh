@@ -25,6 +25,7 @@
 set -eu
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+. tools/use-jdk.sh && use_build_jdk
 long=true
 classes=
 for arg in "$@"; do

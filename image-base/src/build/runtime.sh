@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes the root file system every Fencepost image runs on (docs/images.md, ADR 0172): a jlink
-# runtime of the building JDK 17 at /opt/java, exactly the shared libraries that runtime loads
+# runtime of the building JDK (25, ADR 0230) at /opt/java, exactly the shared libraries that runtime loads
 # (found with ldd, copied from the build machine), the non-root user 65532 and an empty /tmp.
 # No shell, no package manager, no other binary. Run by this module's build, once per build.
 #   runtime.sh <JDK home> <output directory>

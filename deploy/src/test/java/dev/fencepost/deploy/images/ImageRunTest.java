@@ -92,7 +92,7 @@ class ImageRunTest {
     Process java = root.start(List.of(image.entrypoint().get(0), "-version"), Map.of(), log);
 
     assertThat(exitCode(java)).as(ImageRoot.read(log)).isZero();
-    assertThat(ImageRoot.read(log)).contains("openjdk version \"17.");
+    assertThat(ImageRoot.read(log)).contains("openjdk version \"25.");
   }
 
   /** The lock server's start runs in the test command; the other applications' in the long tier. */
