@@ -103,7 +103,7 @@ class ImageConfigTest {
             "opt/java/lib/security/cacerts",
             "lib64/ld-linux-x86-64.so.2",
             "lib/x86_64-linux-gnu/libc.so.6",
-            "lib/x86_64-linux-gnu/libz.so.1",
+            "lib/x86_64-linux-gnu/libm.so.6",
             "etc/passwd",
             "tmp");
   }
