@@ -11,8 +11,10 @@ import java.util.List;
  * acquire and a release on one key, against the targets of {@code probe.targets} ({@code
  * P2,E3,P4}), {@code probe.rounds} (3) rounds of at least 10 s each after each lock server's {@code
  * probe.serverWarmupSeconds} (60) of acquire+release. Prints the suite's hand-off table, CPU per
- * hand-off included. A diagnostic for changes to how waiters are woken, quicker than the whole
- * suite; the suite's own cell is the figure to quote. Run it alone on a quiet machine:
+ * hand-off included. {@code probe.serverJvmArgs} go to both lock servers (a system property that
+ * changes their configuration, say). A diagnostic for changes to how waiters are woken, quicker
+ * than the whole suite; the suite's own cell is the figure to quote. Run it alone on a quiet
+ * machine:
  *
  * <pre>
  * java -Dlogback.configurationFile=bench/logback-harness.xml -Dfencepost.apps.dir=bench/target/apps \
@@ -35,7 +37,9 @@ public final class HandoffProbe {
             2_000);
     System.out.println("commit " + Provenance.commit() + ", load " + Provenance.loadAverage());
     Path work = Path.of("bench/target/handoff-probe");
-    try (Environment env = Environment.start(work, List.of())) {
+    try (Environment env =
+        Environment.start(
+            work, LockBench.splitArgs(System.getProperty("probe.serverJvmArgs", "")))) {
       JdbcTargets.createSchema(env.benchDataSource());
       var peersPool = env.benchPool(40);
       List<LockTarget> targets = new ArrayList<>();
