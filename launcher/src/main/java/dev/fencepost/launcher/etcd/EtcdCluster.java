@@ -1,5 +1,6 @@
 package dev.fencepost.launcher.etcd;
 
+import dev.fencepost.launcher.DataDirectories;
 import dev.fencepost.launcher.LocalTls;
 import io.etcd.jetcd.Auth;
 import io.etcd.jetcd.ByteSequence;

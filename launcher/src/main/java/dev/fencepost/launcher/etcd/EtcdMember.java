@@ -1,5 +1,6 @@
 package dev.fencepost.launcher.etcd;
 
+import dev.fencepost.launcher.DataDirectories;
 import dev.fencepost.launcher.process.ProcessReaper;
 import dev.fencepost.launcher.process.Signals;
 import java.io.IOException;

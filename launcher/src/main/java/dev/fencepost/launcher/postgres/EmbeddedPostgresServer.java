@@ -2,6 +2,7 @@ package dev.fencepost.launcher.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fencepost.launcher.DataDirectories;
 import dev.fencepost.launcher.LocalTls;
 import dev.fencepost.launcher.process.Signals;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -31,7 +32,8 @@ import java.util.concurrent.locks.LockSupport;
  * server of the caller's own, which it may {@link #stop()} and {@link #start()} again on the same
  * port and data directory to simulate a database restart or outage, or {@link #crash()} it (every
  * PostgreSQL process SIGKILLed at once, as a host crash or the OOM killer leaves it) and start it
- * again, which runs PostgreSQL's crash recovery from its WAL.
+ * again, which runs PostgreSQL's crash recovery from its WAL. Its {@link #close()} deletes its data
+ * directory and the files made for it.
  *
  * <p>Commits are durable: the server runs with {@code synchronous_commit=on} and {@code fsync=on},
  * so a commit that returned survives a crash. The library's own default is {@code
@@ -90,7 +92,12 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   private final boolean statementStatistics;
   private final Tls tls;
   private final Path hbaFile;
+
+  /** The certificate directory the builder generated for this server alone, or null. */
+  private final Path ownTlsDirectory;
+
   private EmbeddedPostgres postgres;
+  private boolean closed;
 
   private EmbeddedPostgresServer(
       Path dataDirectory,
@@ -99,7 +106,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       Duration commitDelay,
       boolean statementStatistics,
       Tls tls,
-      Path hbaFile) {
+      Path hbaFile,
+      Path ownTlsDirectory) {
     this.dataDirectory = dataDirectory;
     this.port = port;
     this.synchronousCommit = synchronousCommit;
@@ -107,6 +115,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     this.statementStatistics = statementStatistics;
     this.tls = tls;
     this.hbaFile = hbaFile;
+    this.ownTlsDirectory = ownTlsDirectory;
   }
 
   /**
@@ -233,12 +242,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         throw new IllegalArgumentException("a server without TLS has no certificate to serve");
       }
       try {
+        Path ownTlsDirectory =
+            withoutTls || tls != null ? null : Files.createTempDirectory("fencepost-pg-tls-");
         Tls files =
-            withoutTls
-                ? null
-                : tls != null
-                    ? tls
-                    : Tls.of(LocalTls.generate(Files.createTempDirectory("fencepost-pg-tls-")));
+            withoutTls ? null : tls != null ? tls : Tls.of(LocalTls.generate(ownTlsDirectory));
         Path hba = null;
         if (tlsOnly) {
           hba = Files.createTempFile("fencepost-pg-hba-", ".conf", OWNER_ONLY);
@@ -252,7 +259,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
                 commitDelay,
                 statementStatistics,
                 files,
-                hba);
+                hba,
+                ownTlsDirectory);
         server.start();
         return server;
       } catch (IOException e) {
@@ -279,6 +287,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   /** Starts (or restarts) the server on its port and data directory, keeping all data. */
   public synchronized void start() {
+    if (closed) {
+      throw new IllegalStateException(
+          "the server on port " + port + " is closed; its data is gone");
+    }
     if (postgres != null) {
       return;
     }
@@ -537,9 +549,28 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     return new HikariDataSource(config);
   }
 
+  /**
+   * Stops the server and deletes its data directory and the files the builder made for it alone
+   * (its generated certificates, its {@code pg_hba.conf}); a local run's certificates belong to the
+   * run and stay. Without this every server a test suite or a benchmark started left its cluster in
+   * the temporary directory, from about 40 MB for a test's to most of a gigabyte for a benchmark's,
+   * until the disk filled. A server that fails to stop keeps its files, which a postmaster still
+   * writes. Idempotent; the server cannot be started again.
+   */
   @Override
   public synchronized void close() {
+    if (closed) {
+      return;
+    }
     stop();
+    closed = true;
+    DataDirectories.delete(dataDirectory);
+    if (hbaFile != null) {
+      DataDirectories.delete(hbaFile);
+    }
+    if (ownTlsDirectory != null) {
+      DataDirectories.delete(ownTlsDirectory);
+    }
   }
 
   private static int freePort() throws IOException {

@@ -1,5 +1,6 @@
 package dev.fencepost.launcher.prometheus;
 
+import dev.fencepost.launcher.DataDirectories;
 import dev.fencepost.launcher.process.ProcessReaper;
 import java.io.File;
 import java.io.IOException;
@@ -63,7 +64,7 @@ public final class PrometheusServer implements AutoCloseable {
     Files.createDirectories(dir);
     // A fresh store every start: samples of an earlier run in the same directory would make alerts
     // about events of that run fire in this one.
-    deleteRecursively(dir.resolve("data"));
+    DataDirectories.delete(dir.resolve("data"));
     this.targetsFile = dir.resolve("targets").resolve("fencepost.json");
     Files.createDirectories(targetsFile.getParent());
     writeTargets();
@@ -285,17 +286,6 @@ public final class PrometheusServer implements AutoCloseable {
           .append('\n');
     }
     return out.toString();
-  }
-
-  private static void deleteRecursively(Path path) throws IOException {
-    if (!Files.exists(path)) {
-      return;
-    }
-    try (java.util.stream.Stream<Path> all = Files.walk(path)) {
-      for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
   }
 
   private static String seconds(Duration d) {

@@ -3,6 +3,7 @@ package dev.fencepost.launcher.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencepost.launcher.LocalTls;
 import dev.fencepost.launcher.process.Signals;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +20,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class EmbeddedPostgresServerTest {
 
@@ -241,5 +243,44 @@ class EmbeddedPostgresServerTest {
         assertThat(rs.getInt(1)).isEqualTo(42);
       }
     }
+  }
+
+  @Test
+  void closingAServerDeletesItsDataAndTheFilesMadeForItAloneAndItCannotStartAgain()
+      throws Exception {
+    EmbeddedPostgresServer server = EmbeddedPostgresServer.builder().tlsOnly().start();
+    Path data = server.dataDirectory();
+    Path certificates = server.caFile().getParent();
+    Path hba;
+    try (Connection c = server.adminConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("show hba_file")) {
+      rs.next();
+      hba = Path.of(rs.getString(1));
+    }
+    assertThat(hba).isRegularFile().isNotEqualTo(data.resolve("pg_hba.conf"));
+
+    server.close();
+
+    assertThat(data).doesNotExist();
+    assertThat(certificates).doesNotExist();
+    assertThat(hba).doesNotExist();
+    assertThatThrownBy(server::start)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
+    server.close();
+  }
+
+  @Test
+  void closingAServerKeepsTheCertificatesOfTheRunThatLentThem(@TempDir Path dir) {
+    LocalTls run = LocalTls.generate(dir.resolve("run-tls"));
+    EmbeddedPostgresServer server = EmbeddedPostgresServer.builder().tls(run).start();
+    Path data = server.dataDirectory();
+
+    server.close();
+
+    assertThat(data).doesNotExist();
+    assertThat(run.caFile()).isRegularFile();
+    assertThat(run.privateKeyFile()).isRegularFile();
   }
 }

@@ -1,4 +1,4 @@
-package dev.fencepost.launcher.etcd;
+package dev.fencepost.launcher;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,12 +8,17 @@ import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
-/** Recursive copy and delete of etcd data directories. */
-final class DataDirectories {
+/**
+ * Recursive copy and delete of the directories the launcher's servers keep their data in: a
+ * server's files live as long as the server, so that neither a test suite nor a benchmark leaves
+ * them behind on the machine's disk.
+ */
+public final class DataDirectories {
 
   private DataDirectories() {}
 
-  static void copy(Path source, Path target) {
+  /** Copies {@code source} and everything under it into {@code target}. */
+  public static void copy(Path source, Path target) {
     try (Stream<Path> paths = Files.walk(source)) {
       for (Path path : (Iterable<Path>) paths::iterator) {
         Path destination = target.resolve(source.relativize(path).toString());
@@ -28,7 +33,8 @@ final class DataDirectories {
     }
   }
 
-  static void delete(Path directory) {
+  /** Deletes {@code directory} (or a file) and everything under it; nothing if it is absent. */
+  public static void delete(Path directory) {
     if (!Files.exists(directory)) {
       return;
     }
