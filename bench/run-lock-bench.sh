@@ -21,6 +21,7 @@ cd "$(dirname "$0")/.."
 commit=$(bench_commit)
 ./mvnw -B -q -pl bench -am -DskipTests -Dspotless.check.skip=true -Djib.skip=true \
   package dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
+bench_await_quiet
 start=$(date +%s)
 java -Xms512m -Xmx2g -Djava.awt.headless=true -Dlogback.configurationFile=bench/logback-harness.xml \
   -Dfencepost.apps.dir=bench/target/apps \

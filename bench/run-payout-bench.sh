@@ -45,6 +45,7 @@ mkdir -p "$OUT"
 . bench/local-stack-run.sh
 COMMIT=$(bench_commit)
 bench_build_local_stack "$COMMIT"
+bench_await_quiet
 bench_loadavg > "$OUT/run.load-before"
 
 run_shape() { # name workers payouts accounts rail ambiguity [extra...]
