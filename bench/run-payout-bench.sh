@@ -263,6 +263,8 @@ for k in ("lock-server", "rail-proxy", "rail-stub", "identity-issuer", "all"):
     row(f"HTTP requests served, {k}" if k != "all" else "**HTTP requests, every service**", lambda s, k=k: per(s, "requests", k))
 row("lock-server requests by URI", lambda s: ", ".join(f"{u} {v:.2f}" for u, v in win(s)["requestsByUri"].get("lock-server", {}).items()))
 row("loopback KiB sent (every process)", lambda s: f"{win(s)['loopbackBytes'] / 1024:.1f}")
+# ADR 0232: each connection opened is a TCP handshake, and a TLS one on both ends.
+row("TCP connections opened (every process)", lambda s: f"{win(s)['tcpOpens']:.3f}" if "tcpOpens" in win(s) else "not measured by that build")
 row("WAL KiB", lambda s: f"{win(s)['walBytes'] / 1024:.1f}")
 # ADR 0220: pages written whole after a checkpoint began raise a window's WAL and CPU.
 def fpi(s):

@@ -30,10 +30,10 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * What one payout costs the whole platform: CPU in each process (and how much of each JVM's went to
  * its JIT compiler threads, ADR 0217), commits in each database, HTTP requests each service served,
- * bytes over loopback and WAL, the WAL's full-page images and the checkpoints begun (ADR 0220),
- * read from the processes and the stores themselves (never from what a worker says of itself) at
- * points of the worker phase, and divided by the payouts finished between them (the per-payout cost
- * table of docs/benchmarks.md).
+ * bytes over loopback and WAL, TCP connections opened (ADR 0232), the WAL's full-page images and
+ * the checkpoints begun (ADR 0220), read from the processes and the stores themselves (never from
+ * what a worker says of itself) at points of the worker phase, and divided by the payouts finished
+ * between them (the per-payout cost table of docs/benchmarks.md).
  *
  * <p>Two windows: the <em>steady</em> one, the benchmark's measured window, from the reading at
  * which the warm-up payouts have finished (or 10 % of the run's payouts, without a warm-up) to the
@@ -142,6 +142,7 @@ final class CostMeter {
       Map<String, Long> commits,
       Map<String, Map<String, Long>> requests,
       long loopbackBytes,
+      long tcpOpens,
       long walBytes,
       long walSyncs,
       long walFullPageImages,
@@ -234,6 +235,7 @@ final class CostMeter {
         commits,
         requests,
         loopbackBytes(),
+        tcpOpens(),
         wal[0],
         wal[1],
         wal[2],
@@ -337,6 +339,37 @@ final class CostMeter {
       byUri.merge(name, (long) Double.parseDouble(m.group(2)), Long::sum);
     }
     return byUri;
+  }
+
+  /**
+   * TCP connections opened by every process on the machine ({@code ActiveOpens} in {@code
+   * /proc/net/snmp}): each is a handshake, and on the platform's TLS connections a TLS handshake on
+   * both ends, that a kept connection would not have paid (ADR 0232). 0 where it cannot be read.
+   */
+  static long tcpOpens() {
+    try {
+      return activeOpens(Files.readAllLines(Path.of("/proc/net/snmp")));
+    } catch (IOException | RuntimeException e) {
+      return 0;
+    }
+  }
+
+  /**
+   * {@code ActiveOpens} from the lines of {@code /proc/net/snmp}: the {@code Tcp:} line of names,
+   * then the {@code Tcp:} line of values in the same order.
+   */
+  static long activeOpens(List<String> snmp) {
+    List<String> tcp = snmp.stream().filter(l -> l.startsWith("Tcp:")).toList();
+    if (tcp.size() < 2) {
+      throw new IllegalArgumentException("no Tcp: lines");
+    }
+    List<String> names = List.of(tcp.get(0).trim().split("\\s+"));
+    String[] values = tcp.get(1).trim().split("\\s+");
+    int at = names.indexOf("ActiveOpens");
+    if (at < 0 || at >= values.length) {
+      throw new IllegalArgumentException("no ActiveOpens");
+    }
+    return Long.parseLong(values[at]);
   }
 
   /** Bytes sent over the loopback interface by every process on the machine. */

@@ -96,6 +96,7 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
    *     http_server_requests}, management port excluded), and {@code all}
    * @param requestsByUri the same by service, method and URI template
    * @param loopbackBytes bytes sent over loopback per payout, by every process on the machine
+   * @param tcpOpens TCP connections opened per payout, by every process on the machine (ADR 0232)
    * @param walBytes WAL bytes per payout (the one PostgreSQL server of the four databases)
    * @param walSyncs WAL fsyncs per payout
    * @param walFullPageImages WAL full-page images per payout: pages written whole to the WAL on
@@ -116,6 +117,7 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
       Map<String, Double> requests,
       Map<String, Map<String, Double>> requestsByUri,
       double loopbackBytes,
+      double tcpOpens,
       double walBytes,
       double walSyncs,
       double walFullPageImages,
@@ -159,6 +161,7 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
           requests,
           byUri,
           (to.loopbackBytes() - from.loopbackBytes()) / n,
+          (to.tcpOpens() - from.tcpOpens()) / n,
           (to.walBytes() - from.walBytes()) / n,
           (to.walSyncs() - from.walSyncs()) / n,
           (to.walFullPageImages() - from.walFullPageImages()) / n,
@@ -200,9 +203,14 @@ public record Costs(Window steady, Window whole, java.util.List<Tenth> tenths) {
       requests.forEach((k, v) -> out.append(String.format(" %s %.2f", k, v)));
       out.append(
           String.format(
-              "%n      loopback %.1f KiB, WAL %.1f KiB (%.2f full-page images), %.2f WAL fsyncs;"
-                  + " %d checkpoint(s) begun%n",
-              loopbackBytes / 1024, walBytes / 1024, walFullPageImages, walSyncs, checkpoints));
+              "%n      loopback %.1f KiB, %.3f TCP connections opened, WAL %.1f KiB (%.2f full-page"
+                  + " images), %.2f WAL fsyncs; %d checkpoint(s) begun%n",
+              loopbackBytes / 1024,
+              tcpOpens,
+              walBytes / 1024,
+              walFullPageImages,
+              walSyncs,
+              checkpoints));
       for (Statement st : statements.subList(0, Math.min(10, statements.size()))) {
         String sql = st.query().replaceAll("\\s+", " ");
         out.append(

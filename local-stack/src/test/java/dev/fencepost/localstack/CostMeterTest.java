@@ -1,7 +1,11 @@
 package dev.fencepost.localstack;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class CostMeterTest {
@@ -63,6 +67,41 @@ class CostMeterTest {
     assertThat(window.text("steady")).contains("(2.00 full-page images)", "1 checkpoint(s) begun");
   }
 
+  @Test
+  void aWindowGivesTheTcpConnectionsOpenedPerPayout() {
+    // One connection opened per 100 payouts finished (the readings below).
+    Costs.Window window =
+        Costs.Window.between(reading(1_000, 0, 0, 0), reading(3_000, 0, 0, 0), true);
+
+    assertThat(window.tcpOpens()).isEqualTo(0.01);
+    assertThat(window.text("steady")).contains("0.010 TCP connections opened");
+  }
+
+  @Test
+  void theConnectionsOpenedAreReadByNameFromTheKernelsTcpCounters() {
+    // As Linux 6.1 writes it, trimmed to the first columns.
+    List<String> snmp =
+        List.of(
+            "Ip: Forwarding DefaultTTL InReceives",
+            "Ip: 1 64 123",
+            "Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails",
+            "Tcp: 1 200 120000 -1 4711 4690 12",
+            "Udp: InDatagrams NoPorts",
+            "Udp: 5 0");
+
+    assertThat(CostMeter.activeOpens(snmp)).isEqualTo(4711);
+    // Unreadable counters fail the reading (tcpOpens() then counts 0), never a wrong column.
+    assertThatThrownBy(() -> CostMeter.activeOpens(List.of("Tcp: ActiveOpens")))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> CostMeter.activeOpens(List.of("Tcp: RtoMin", "Tcp: 200")))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void thisMachinesTcpCountersCanBeRead() throws Exception {
+    assertThat(CostMeter.activeOpens(Files.readAllLines(Path.of("/proc/net/snmp")))).isPositive();
+  }
+
   private static CostMeter.Reading reading(
       long finished, long workerCpu, long lockServerCompiling, long workersCompiling) {
     return reading(finished, workerCpu, lockServerCompiling, workersCompiling, 0, 0);
@@ -84,6 +123,7 @@ class CostMeterTest {
         java.util.Map.of(),
         java.util.Map.of(),
         0,
+        finished / 100,
         0,
         0,
         fullPageImages,
