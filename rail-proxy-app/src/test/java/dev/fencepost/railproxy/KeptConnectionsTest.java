@@ -4,15 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
+import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpHeaders;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -53,71 +54,36 @@ class KeptConnectionsTest {
   @Test
   void aCallersConnectionIsKeptPastAHundredRequests() throws IOException {
     List<String> closing = new ArrayList<>();
-    try (Socket socket = new Socket("127.0.0.1", port)) {
-      socket.setSoTimeout(10_000);
-      OutputStream out = socket.getOutputStream();
-      InputStream in = socket.getInputStream();
+    // One connection at most: every request goes on the same kept-alive connection unless an
+    // answer closes it.
+    try (CloseableHttpClient client =
+        HttpClients.custom()
+            .setConnectionManager(
+                PoolingHttpClientConnectionManagerBuilder.create()
+                    .setMaxConnTotal(1)
+                    .setMaxConnPerRoute(1)
+                    .build())
+            .disableAutomaticRetries()
+            .build()) {
       for (int i = 1; i <= 250; i++) {
+        int answer = i;
         // No token: the answer is 401 and nothing is recorded, which is all this test needs of
         // a request (ProxyAccessTest covers what a refused call changes).
-        out.write(
-            "GET /v1/submissions/po-1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-                .getBytes(StandardCharsets.US_ASCII));
-        out.flush();
-        Response response = Response.read(in);
-        assertThat(response.status()).as("answer %d", i).isEqualTo(401);
-        if (response.closes()) {
+        boolean closes =
+            client.execute(
+                new HttpGet("http://127.0.0.1:" + port + "/v1/submissions/po-1"),
+                response -> {
+                  assertThat(response.getCode()).as("answer %d", answer).isEqualTo(401);
+                  EntityUtils.consume(response.getEntity());
+                  Header connection = response.getFirstHeader(HttpHeaders.CONNECTION);
+                  return connection != null && "close".equalsIgnoreCase(connection.getValue());
+                });
+        if (closes) {
           closing.add("answer " + i);
           break;
         }
       }
     }
     assertThat(closing).as("answers that closed the connection").isEmpty();
-  }
-
-  /** An HTTP/1.1 answer's status and whether it closes the connection; its body is skipped. */
-  record Response(int status, boolean closes) {
-
-    static Response read(InputStream in) throws IOException {
-      String statusLine = line(in);
-      int status = Integer.parseInt(statusLine.split(" ")[1]);
-      boolean closes = false;
-      long length = 0;
-      boolean chunked = false;
-      for (String header = line(in); !header.isEmpty(); header = line(in)) {
-        String h = header.toLowerCase(Locale.ROOT);
-        if (h.startsWith("connection:") && h.contains("close")) {
-          closes = true;
-        } else if (h.startsWith("content-length:")) {
-          length = Long.parseLong(h.substring("content-length:".length()).trim());
-        } else if (h.startsWith("transfer-encoding:") && h.contains("chunked")) {
-          chunked = true;
-        }
-      }
-      if (chunked) {
-        for (long size = Long.parseLong(line(in).trim(), 16); size > 0; ) {
-          in.readNBytes((int) size);
-          line(in);
-          size = Long.parseLong(line(in).trim(), 16);
-        }
-        line(in);
-      } else {
-        in.readNBytes((int) length);
-      }
-      return new Response(status, closes);
-    }
-
-    private static String line(InputStream in) throws IOException {
-      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-      for (int b = in.read(); b != '\n'; b = in.read()) {
-        if (b < 0) {
-          throw new IOException("the connection closed mid-answer");
-        }
-        if (b != '\r') {
-          bytes.write(b);
-        }
-      }
-      return bytes.toString(StandardCharsets.US_ASCII);
-    }
   }
 }
