@@ -19,8 +19,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.springframework.security.oauth2.server.resource.web.BearerTokenResolver;
 import org.springframework.security.oauth2.server.resource.web.DefaultBearerTokenResolver;
 import org.springframework.security.web.firewall.StrictHttpFirewall;
@@ -69,14 +67,7 @@ public class BearerTokenCost {
   private HttpServletRequest request;
 
   public static void main(String[] args) throws Exception {
-    System.out.printf(
-        "Java %s, %d cores, load %s, commit %s%n",
-        System.getProperty("java.version"),
-        Runtime.getRuntime().availableProcessors(),
-        Provenance.loadAverage(),
-        Provenance.commit());
-    new Runner(new OptionsBuilder().include(BearerTokenCost.class.getName()).build()).run();
-    System.out.println("load after " + Provenance.loadAverage());
+    Provenance.runJmh(BearerTokenCost.class, args);
   }
 
   @Setup

@@ -21,8 +21,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.slf4j.event.KeyValuePair;
 import org.springframework.boot.logging.logback.StructuredLogEncoder;
 import org.springframework.core.env.Environment;
@@ -50,6 +48,8 @@ import org.springframework.core.env.StandardEnvironment;
  * ./mvnw -B -q -pl bench -am -DskipTests package dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
  * java -cp "bench/target/classes:$(cat bench/target/classpath.txt)" dev.fencepost.bench.LogLineCost
  * </pre>
+ *
+ * <p>JMH's options follow the class name; {@code -prof gc} adds the bytes allocated per line.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -68,14 +68,7 @@ public class LogLineCost {
   private long token;
 
   public static void main(String[] args) throws Exception {
-    System.out.printf(
-        "Java %s, %d cores, load %s, commit %s%n",
-        System.getProperty("java.version"),
-        Runtime.getRuntime().availableProcessors(),
-        Provenance.loadAverage(),
-        Provenance.commit());
-    new Runner(new OptionsBuilder().include(LogLineCost.class.getName()).build()).run();
-    System.out.println("load after " + Provenance.loadAverage());
+    Provenance.runJmh(LogLineCost.class, args);
   }
 
   @Setup

@@ -5,6 +5,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.CommandLineOptions;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
  * What every benchmark report names (ADR 0183): the commit the measured code was built from, with
@@ -14,6 +17,27 @@ import java.util.concurrent.TimeUnit;
 public final class Provenance {
 
   private Provenance() {}
+
+  /**
+   * Runs the JMH benchmarks of one class, with JMH's own command-line options in {@code args} (for
+   * example {@code -prof gc}), between a line naming the Java version, the cores, the load and the
+   * commit and a line with the load after: what a JMH run's report quotes beside its figures.
+   */
+  public static void runJmh(Class<?> benchmarks, String... args) throws Exception {
+    System.out.printf(
+        "Java %s, %d cores, load %s, commit %s%n",
+        System.getProperty("java.version"),
+        Runtime.getRuntime().availableProcessors(),
+        loadAverage(),
+        commit());
+    new Runner(
+            new OptionsBuilder()
+                .parent(new CommandLineOptions(args))
+                .include(benchmarks.getName())
+                .build())
+        .run();
+    System.out.println("load after " + loadAverage());
+  }
 
   /**
    * The commit: {@code bench.commit} when the script passed it (it knows what it built), else asked
