@@ -9,6 +9,7 @@ import ch.qos.logback.classic.util.LogbackMDCAdapter;
 import ch.qos.logback.core.OutputStreamAppender;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -83,7 +84,7 @@ public class LogLineCost {
         .addFirst(
             new MapPropertySource(
                 "service",
-                java.util.Map.of(
+                Map.of(
                     "spring.application.name", "payout-job",
                     "spring.application.version", "0.1.0-SNAPSHOT",
                     "spring.application.pid", ProcessHandle.current().pid())));
