@@ -22,8 +22,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>A waiter woken during an attempt that then fails tries again at once, from its old place at
  *       the head: the failure may predate the release that woke it ({@link #beforeAttempt}, {@link
  *       #woken}).
- *   <li>A waiter that was woken but leaves without the key (its deadline, its session gone, lockdb
- *       unreachable) passes the wake to the next waiter ({@link #leave}).
+ *   <li>A waiter that was woken but leaves without the key passes the wake to the next waiter
+ *       ({@link #leave}): whether it leaves before attempting (its deadline) or after an attempt
+ *       that gave no answer (its session gone, lockdb unreachable). Only an attempt that found the
+ *       key held used its wake up ({@link #foundHeld}): that holder's free wakes the queue again.
  * </ul>
  *
  * While a woken waiter of a key has not yet begun its next attempt, a further wake of that key
@@ -44,6 +46,12 @@ public final class WaitQueues {
     private final Condition signal;
     private boolean woken;
     private boolean asleep;
+
+    /**
+     * The attempt under way (or the last one) began on a wake, and has not found the key held: a
+     * waiter that leaves with this set owes the wake to the next one.
+     */
+    private boolean attemptOnWake;
 
     private Ticket(String key, Condition signal) {
       this.key = key;
@@ -80,12 +88,27 @@ public final class WaitQueues {
   public void beforeAttempt(Ticket ticket) {
     lock.lock();
     try {
+      ticket.attemptOnWake = ticket.woken;
       if (ticket.woken) {
         ticket.woken = false;
         Waiters waiters = waiters(ticket.key);
         waiters.woken--;
         waiters.queue.addFirst(ticket);
       }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * After an attempt that found the key held: a wake that attempt began on is used up, because the
+   * holder's free wakes the queue again. An attempt that ends without this (it threw: the session
+   * gone, lockdb unreachable) leaves its wake owed to the next waiter ({@link #leave}).
+   */
+  public void foundHeld(Ticket ticket) {
+    lock.lock();
+    try {
+      ticket.attemptOnWake = false;
     } finally {
       lock.unlock();
     }
@@ -124,8 +147,10 @@ public final class WaitQueues {
   }
 
   /**
-   * The waiter is done: granted, or giving up. A wake it received and did not use for a grant goes
-   * to the next waiter of the key.
+   * The waiter is done: granted, or giving up. A wake it received and did not use goes to the next
+   * waiter of the key: one it had not yet attempted on, or one whose attempt neither got the key
+   * nor found it held. Without that, a freed key whose first waiters' sessions had gone left the
+   * others asleep until their deadlines or the old holder's expiry.
    */
   public void leave(Ticket ticket, boolean granted) {
     lock.lock();
@@ -133,6 +158,9 @@ public final class WaitQueues {
       Waiters waiters = keys.get(ticket.key);
       if (!ticket.woken) {
         waiters.queue.remove(ticket);
+        if (!granted && ticket.attemptOnWake) {
+          wakeFirst(waiters);
+        }
       } else {
         ticket.woken = false;
         waiters.woken--;

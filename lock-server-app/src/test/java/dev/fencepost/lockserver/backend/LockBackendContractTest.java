@@ -16,8 +16,12 @@ import dev.fencepost.lock.SessionId;
 import dev.fencepost.lock.SessionInfo;
 import dev.fencepost.lock.SessionNotFoundException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Tag;
@@ -281,6 +285,54 @@ public abstract class LockBackendContractTest {
     assertThat(granted.sessionId()).isEqualTo(bob);
     assertThat(granted.token()).isGreaterThan(alice.token());
     assertThat(backend().inspect(key).waiters()).isZero();
+  }
+
+  /**
+   * The first two waiters' sessions close while they wait, so the release wakes waiters that can no
+   * longer take the key. The third waiter gets it at once, not when the old holder's 60-s session
+   * would have expired or its own wait ends. Two of them, because a release reaches the waiters
+   * twice (its own wake and the NOTIFY or watch event that follows), and the second alone would
+   * reach the next waiter when one had failed.
+   */
+  @Test
+  void aFreedKeyWhoseFirstWaitersLostTheirSessionsGoesToTheNextWaiter() throws Exception {
+    Held alice = holdFreshKey("alice");
+    LockKey key = alice.key();
+    List<SessionId> gone = List.of(session("bob"), session("dave"));
+    SessionId carol = session("carol");
+    // A thread per waiter: the common pool may have one thread on a small machine.
+    ExecutorService threads = Executors.newFixedThreadPool(3);
+    try {
+      List<CompletableFuture<LockGrant>> goneWaits = new ArrayList<>();
+      for (SessionId waiter : gone) {
+        goneWaits.add(waitFor(key, waiter, threads));
+        int queued = goneWaits.size();
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> backend().inspect(key).waiters() == queued);
+      }
+      CompletableFuture<LockGrant> carolWaits = waitFor(key, carol, threads);
+      await().atMost(Duration.ofSeconds(10)).until(() -> backend().inspect(key).waiters() == 3);
+
+      gone.forEach(backend()::closeSession); // they hold nothing: this frees no key, wakes nobody
+      release(alice);
+
+      for (CompletableFuture<LockGrant> wait : goneWaits) {
+        assertThatThrownBy(() -> wait.get(15, TimeUnit.SECONDS))
+            .hasCauseInstanceOf(SessionNotFoundException.class);
+      }
+      LockGrant granted = carolWaits.get(15, TimeUnit.SECONDS);
+      assertThat(granted.sessionId()).isEqualTo(carol);
+      assertThat(granted.token()).isGreaterThan(alice.token());
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+
+  private CompletableFuture<LockGrant> waitFor(
+      LockKey key, SessionId session, ExecutorService threads) {
+    return CompletableFuture.supplyAsync(
+        () -> backend().acquire(key, session, Duration.ofSeconds(60)), threads);
   }
 
   @Test

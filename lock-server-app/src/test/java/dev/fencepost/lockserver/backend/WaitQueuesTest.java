@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The rules of {@link WaitQueues} (ADR 0208) on their own, without a database: a freed key wakes
  * its first waiter only, in the order they joined; a wake that arrives during an attempt is kept
- * for a retry; a wake that its waiter does not use goes on to the next one; and a wake that comes
- * while a woken waiter has yet to attempt wakes nobody else (ADR 0212).
+ * for a retry; a wake that its waiter does not use goes on to the next one, also when the attempt
+ * it began gave no answer; and a wake that comes while a woken waiter has yet to attempt wakes
+ * nobody else (ADR 0212).
  */
 class WaitQueuesTest {
 
@@ -55,6 +56,58 @@ class WaitQueuesTest {
     queues.leave(first, false);
 
     assertThat(queues.await(second, NO_WAIT)).isTrue();
+  }
+
+  @Test
+  void aWokenWaiterWhoseAttemptGaveNoAnswerPassesTheWakeToTheNext() {
+    WaitQueues.Ticket first = queues.join("k");
+    WaitQueues.Ticket second = queues.join("k");
+    queues.wake("k");
+
+    queues.beforeAttempt(first);
+    queues.leave(first, false); // the attempt threw: first's session was gone, or lockdb was out
+
+    assertThat(queues.await(second, NO_WAIT))
+        .as("the freed key is still free, and nobody else would wake second for it")
+        .isTrue();
+  }
+
+  @Test
+  void aWokenWaiterWhoseAttemptFoundTheKeyHeldOwesNoWake() {
+    WaitQueues.Ticket first = queues.join("k");
+    WaitQueues.Ticket second = queues.join("k");
+    queues.wake("k");
+
+    queues.beforeAttempt(first);
+    queues.foundHeld(first); // another took the key first: its free will wake the queue again
+    queues.leave(first, false); // first's deadline
+
+    assertThat(queues.await(second, NO_WAIT)).isFalse();
+    queues.wake("k");
+    assertThat(queues.await(second, NO_WAIT)).isTrue();
+  }
+
+  @Test
+  void aWokenWaiterGrantedByItsAttemptOwesNoWake() {
+    WaitQueues.Ticket first = queues.join("k");
+    WaitQueues.Ticket second = queues.join("k");
+    queues.wake("k");
+
+    queues.beforeAttempt(first);
+    queues.leave(first, true);
+
+    assertThat(queues.await(second, NO_WAIT)).isFalse();
+  }
+
+  @Test
+  void anAttemptNotBegunOnAWakeOwesNoneWhenItGivesNoAnswer() {
+    WaitQueues.Ticket first = queues.join("k");
+    WaitQueues.Ticket second = queues.join("k");
+
+    queues.beforeAttempt(first); // its first attempt, or one after sleeping to the holder's expiry
+    queues.leave(first, false);
+
+    assertThat(queues.await(second, NO_WAIT)).isFalse();
   }
 
   @Test

@@ -241,6 +241,7 @@ public final class EtcdLockBackend implements LockBackend {
           granted = true;
           return attempt.grant();
         }
+        queues.foundHeld(ticket);
         afterFailedAttempt.run();
         long left = waitDeadline - System.nanoTime();
         if (left <= 0) {

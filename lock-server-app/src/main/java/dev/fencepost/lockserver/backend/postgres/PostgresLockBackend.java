@@ -243,6 +243,7 @@ public final class PostgresLockBackend implements LockBackend {
           granted = true;
           return attempt.grant();
         }
+        waiters.foundHeld(ticket);
         afterFailedAttempt.run();
         long left = deadline - System.nanoTime();
         if (left <= 0) {
