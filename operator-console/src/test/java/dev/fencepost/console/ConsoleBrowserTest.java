@@ -58,6 +58,10 @@ class ConsoleBrowserTest {
   static OperatorConsoleStack stack;
   static ConfigurableApplicationContext console;
   static WebDriver browser;
+
+  /** How long a lookup waits for its element to appear; see {@link #presentNow} for absence. */
+  private static final Duration IMPLICIT_WAIT = Duration.ofSeconds(10);
+
   static String axe;
   static String consoleUrl;
   static Payout pending;
@@ -102,7 +106,7 @@ class ConsoleBrowserTest {
     // A form's click can return before the page its POST redirects to has loaded (seen on a loaded
     // machine): every lookup waits for its element to appear, up to this, instead of failing at
     // once.
-    browser.manage().timeouts().implicitlyWait(Duration.ofSeconds(10));
+    browser.manage().timeouts().implicitlyWait(IMPLICIT_WAIT);
     browser.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(60));
   }
 
@@ -129,8 +133,8 @@ class ConsoleBrowserTest {
       browser.get(consoleUrl + page);
       assertThat(browser.getCurrentUrl()).isEqualTo(consoleUrl + "/login");
     }
-    assertThat(browser.findElements(By.cssSelector("nav"))).isEmpty();
     assertThat(browser.findElement(By.id("sign-in")).getText()).contains("Sign in");
+    assertThat(presentNow(By.cssSelector("nav"))).isEmpty();
     accessible("sign-in");
   }
 
@@ -271,7 +275,7 @@ class ConsoleBrowserTest {
         .until(
             () -> {
               browser.get(consoleUrl + "/findings?status=OPEN&severity=PAGE");
-              return !browser.findElements(row).isEmpty();
+              return !presentNow(row).isEmpty();
             });
     assertThat(browser.findElement(row).getText()).contains("MOVEMENT_WITHOUT_PAYOUT");
     accessible("findings");
@@ -325,8 +329,8 @@ class ConsoleBrowserTest {
     assertThat(browser.findElement(By.id("refusal")).getText())
         .contains("does not hold the OPERATOR role");
     browser.get(consoleUrl + "/payouts");
-    assertThat(browser.findElements(By.id("payouts"))).isEmpty();
     assertThat(browser.findElement(By.id("refusal")).isDisplayed()).isTrue();
+    assertThat(presentNow(By.id("payouts"))).isEmpty();
   }
 
   private void cancel(String reason) {
@@ -337,6 +341,20 @@ class ConsoleBrowserTest {
     assertThat(browser.findElement(By.id("what-will-happen")).getText()).contains("alice");
     accessible("payout-confirm");
     browser.findElement(By.id("confirm")).click();
+  }
+
+  /**
+   * What the page shows of {@code element} now, without the implicit wait: for a check that
+   * something is absent, made once the page is known to be loaded (an element of it found first),
+   * which would otherwise always wait out the implicit wait.
+   */
+  private static List<WebElement> presentNow(By element) {
+    browser.manage().timeouts().implicitlyWait(Duration.ZERO);
+    try {
+      return browser.findElements(element);
+    } finally {
+      browser.manage().timeouts().implicitlyWait(IMPLICIT_WAIT);
+    }
   }
 
   /** Waits until the page in the browser shows {@code element}. */
