@@ -5,6 +5,7 @@
 #   bench/run-payout-bench.sh              # build (-am), run 0 ms / 300 ms / A-07, rewrite the section
 #   OUT=/tmp/pb PAYOUTS_0MS=20000 bench/run-payout-bench.sh
 #   DOC=/tmp/pb.md PAYOUTS_0MS=60 PAYOUTS_300MS=60 PAYOUTS_A07=60 bench/run-payout-bench.sh   # smoke: not docs/
+#   bench/run-payout-bench.sh --report /tmp/payout-bench-XXXXXX   # rewrite the section from a run's results
 #
 # A "worker" is one payout thread (fencepost.payout.concurrency); WORKER_PROCESSES processes share
 # the workers of a shape. PostgreSQL runs with synchronous_commit=on (embedded starts it off).
@@ -17,7 +18,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-OUT=${OUT:-$(mktemp -d /tmp/payout-bench-XXXXXX)}
+if [ "${1:-}" = "--report" ]; then
+  # Rewrite the section from an earlier run's results (its commit, settings and finishing time are
+  # in its directory), for example after a change to this report; nothing is built or measured.
+  OUT=${2:?usage: bench/run-payout-bench.sh --report DIR}
+  REPORT_ONLY=1
+else
+  OUT=${OUT:-$(mktemp -d /tmp/payout-bench-XXXXXX)}
+  REPORT_ONLY=
+fi
 DOC=${DOC:-docs/benchmarks.md}
 PROCESSES=${WORKER_PROCESSES:-2}
 PAYOUTS_0MS=${PAYOUTS_0MS:-5000}
@@ -43,38 +52,48 @@ mkdir -p "$OUT"
 . tools/use-jdk.sh && use_build_jdk
 . bench/provenance.sh
 . bench/local-stack-run.sh
-COMMIT=$(bench_commit)
-bench_build_local_stack "$COMMIT"
-bench_await_quiet
-bench_loadavg > "$OUT/run.load-before"
+if [ -n "$REPORT_ONLY" ]; then
+  COMMIT=$(cat "$OUT/commit")
+  # PROCESSES, PAYOUTS_0MS, PAYOUTS_300MS, PAYOUTS_A07 and DEADLINE as the run had them.
+  . "$OUT/settings"
+else
+  COMMIT=$(bench_commit)
+  echo "$COMMIT" > "$OUT/commit"
+  printf 'PROCESSES=%s\nPAYOUTS_0MS=%s\nPAYOUTS_300MS=%s\nPAYOUTS_A07=%s\nDEADLINE=%s\n' \
+    "$PROCESSES" "$PAYOUTS_0MS" "$PAYOUTS_300MS" "$PAYOUTS_A07" "$DEADLINE" > "$OUT/settings"
+  bench_build_local_stack "$COMMIT"
+  bench_await_quiet
+  bench_loadavg > "$OUT/run.load-before"
 
-run_shape() { # name workers payouts accounts rail ambiguity [extra...]
-  local name=$1 workers=$2 payouts=$3 accounts=$4 rail=$5 ambiguity=$6
-  shift 6
-  # A smoke run with fewer payouts than the shape's accounts spreads them over fewer accounts.
-  accounts=$((payouts < accounts ? payouts : accounts))
-  local threads=$((workers / PROCESSES))
-  local args=(--lock-port 0 --payouts "$payouts" --accounts "$accounts" --workers "$PROCESSES"
-    --concurrency "$threads" --rail-latency "$rail" --ambiguity "$ambiguity"
-    --synchronous-commit on --page-size 1000 --rail-timeout 10s --worker-deadline "$DEADLINE"
-    --warmup "$WARMUP" --jvm "$JVM" --summary-json "$OUT/$name.json" "$@")
-  bench_run_local_stack "$name" "${args[@]}"
-  sed -n '/^Fencepost local run/,$p' "$OUT/$name.log"
-}
+  run_shape() { # name workers payouts accounts rail ambiguity [extra...]
+    local name=$1 workers=$2 payouts=$3 accounts=$4 rail=$5 ambiguity=$6
+    shift 6
+    # A smoke run with fewer payouts than the shape's accounts spreads them over fewer accounts.
+    accounts=$((payouts < accounts ? payouts : accounts))
+    local threads=$((workers / PROCESSES))
+    local args=(--lock-port 0 --payouts "$payouts" --accounts "$accounts" --workers "$PROCESSES"
+      --concurrency "$threads" --rail-latency "$rail" --ambiguity "$ambiguity"
+      --synchronous-commit on --page-size 1000 --rail-timeout 10s --worker-deadline "$DEADLINE"
+      --warmup "$WARMUP" --jvm "$JVM" --summary-json "$OUT/$name.json" "$@")
+    bench_run_local_stack "$name" "${args[@]}"
+    sed -n '/^Fencepost local run/,$p' "$OUT/$name.log"
+  }
 
-run_shape zero 32 "$PAYOUTS_0MS" 5000 0ms 0 --statements ${PROFILE:+--jfr "$OUT/jfr"}
-run_shape fixed300 96 "$PAYOUTS_300MS" 2000 300ms 0
-run_shape a07 96 "$PAYOUTS_A07" 1000 a07 0.005
+  run_shape zero 32 "$PAYOUTS_0MS" 5000 0ms 0 --statements ${PROFILE:+--jfr "$OUT/jfr"}
+  run_shape fixed300 96 "$PAYOUTS_300MS" 2000 300ms 0
+  run_shape a07 96 "$PAYOUTS_A07" 1000 a07 0.005
 
-bench_loadavg > "$OUT/run.load-after"
+  bench_loadavg > "$OUT/run.load-after"
 
-for name in zero fixed300 a07; do
-  if [ ! -f "$OUT/$name.json" ]; then
-    # e.g. embedded PostgreSQL not up within its 60 s on an overloaded machine: no half table.
-    echo "Shape $name produced no summary (see $OUT/$name.log): $DOC left as it was."
-    exit 1
-  fi
-done
+  for name in zero fixed300 a07; do
+    if [ ! -f "$OUT/$name.json" ]; then
+      # e.g. embedded PostgreSQL not up within its 60 s on an overloaded machine: no half table.
+      echo "Shape $name produced no summary (see $OUT/$name.log): $DOC left as it was."
+      exit 1
+    fi
+  done
+  date -u '+%Y-%m-%d %H:%M' > "$OUT/finished"
+fi
 
 PYTHONPATH=bench python3 - "$OUT" "$PROCESSES" "$PAYOUTS_0MS" "$PAYOUTS_300MS" "$PAYOUTS_A07" "$DEADLINE" "$COMMIT" "$DOC" <<'PY'
 import collections, datetime, json, math, os, re, subprocess, sys
@@ -198,7 +217,7 @@ order = ("zero", "fixed300", "a07")
 lines = []
 lines.append("## Payout platform end to end\n")
 lines.append(f"Generated by `bench/run-payout-bench.sh` from commit `{commit}`, finished "
-             f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC. Do not edit by hand: the method "
+             f"{text(out + '/finished')} UTC. Do not edit by hand: the method "
              f"is described after this section. Machine: {os.cpu_count()} cores, every process of the platform on it. "
              f"Load average (1, 5, 15 min; `/proc/loadavg`) before the run: {text(out + '/run.load-before')}; "
              f"after: {text(out + '/run.load-after')}.\n")
