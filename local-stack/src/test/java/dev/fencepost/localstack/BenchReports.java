@@ -50,16 +50,21 @@ final class BenchReports {
       write(out, extra[i], extra[i + 1]);
     }
     Path document = work.resolve(script + ".md");
+    Path output = work.resolve(script + ".out");
     ProcessBuilder builder =
         new ProcessBuilder("bash", "bench/" + script, "--report", out.toString())
             .directory(ROOT.toFile())
-            .redirectErrorStream(true);
+            .redirectErrorStream(true)
+            .redirectOutput(output.toFile());
     builder.environment().put("DOC", document.toString());
     Process process = builder.start();
-    String printed = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!process.waitFor(2, TimeUnit.MINUTES)) {
+    boolean finished = process.waitFor(2, TimeUnit.MINUTES);
+    if (!finished) {
       process.destroyForcibly();
-      throw new IllegalStateException(script + " --report did not finish: " + printed);
+    }
+    String printed = Files.readString(output, StandardCharsets.UTF_8);
+    if (!finished) {
+      throw new IllegalStateException(script + " --report did not finish in 2 min: " + printed);
     }
     String written = Files.exists(document) ? Files.readString(document) : "";
     return new Report(process.exitValue(), printed, written);
