@@ -1,6 +1,22 @@
 # Sourced by the benchmarks that run the whole platform through local-stack (run-payout-bench.sh,
-# run-capacity.sh, run-growth.sh), after bench/provenance.sh and with OUT set: building what they
-# measure, and one run of local-stack with what its report names beside it (ADRs 0183 and 0202).
+# run-capacity.sh, run-growth.sh): where a run keeps its results, building what they measure, and
+# one run of local-stack with what its report names beside it (ADRs 0183 and 0202). The functions
+# that run or measure need bench/provenance.sh sourced and OUT set.
+
+# Sets OUT and REPORT_ONLY from the script's arguments: `--report DIR` writes the section again from
+# the results an earlier run kept in DIR, building and measuring nothing (REPORT_ONLY=1, ADR 0234);
+# otherwise a run keeps its results in $OUT, or in a new directory /tmp/PREFIX-XXXXXX.
+bench_results_dir() {
+  local prefix=$1
+  shift
+  if [ "${1:-}" = "--report" ]; then
+    OUT=${2:?usage: $0 --report DIR}
+    REPORT_ONLY=1
+  else
+    OUT=${OUT:-$(mktemp -d "/tmp/$prefix-XXXXXX")}
+    REPORT_ONLY=
+  fi
+}
 
 # The runnable jar the build below makes.
 jar() { ls local-stack/target/local-stack-*-exec.jar 2>/dev/null | head -n 1; }

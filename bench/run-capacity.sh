@@ -13,15 +13,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ "${1:-}" = "--report" ]; then
-  # Rewrite the section from an earlier run's results (its commit, sizes and finishing time are in
-  # its directory), for example after a change to this report; nothing is built or measured.
-  OUT=${2:?usage: bench/run-capacity.sh --report DIR}
-  REPORT_ONLY=1
-else
-  OUT=${OUT:-$(mktemp -d /tmp/capacity-XXXXXX)}
-  REPORT_ONLY=
-fi
+. bench/local-stack-run.sh
+bench_results_dir capacity "$@"
 DOC=${DOC:-docs/capacity.md}
 PAYOUTS=${PAYOUTS:-4000}
 # The warm-up of ADRs 0202 and 0217: 4,000 left the platform at about twice its warm cost per
@@ -35,7 +28,6 @@ mkdir -p "$OUT"
 
 . tools/use-jdk.sh && use_build_jdk
 . bench/provenance.sh
-. bench/local-stack-run.sh
 if [ -n "$REPORT_ONLY" ]; then
   COMMIT=$(cat "$OUT/commit")
   SIZES=$(cat "$OUT/sizes")

@@ -14,15 +14,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ "${1:-}" = "--report" ]; then
-  # Rewrite the section from an earlier run's results (its commit and sizes are in its directory),
-  # for example after a change to this report; nothing is built or measured.
-  OUT=${2:?usage: bench/run-growth.sh --report DIR}
-  REPORT_ONLY=1
-else
-  OUT=${OUT:-$(mktemp -d /tmp/growth-XXXXXX)}
-  REPORT_ONLY=
-fi
+. bench/local-stack-run.sh
+bench_results_dir growth "$@"
 DOC=${DOC:-docs/benchmarks.md}
 WARMUP=${WARMUP_PAYOUTS:-2000}
 JVM=${JVM:-production}
@@ -35,7 +28,6 @@ mkdir -p "$OUT"
 
 . tools/use-jdk.sh && use_build_jdk
 . bench/provenance.sh
-. bench/local-stack-run.sh
 names=()
 if [ -n "$REPORT_ONLY" ]; then
   COMMIT=$(cat "$OUT/commit")

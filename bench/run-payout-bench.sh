@@ -18,15 +18,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ "${1:-}" = "--report" ]; then
-  # Rewrite the section from an earlier run's results (its commit, settings and finishing time are
-  # in its directory), for example after a change to this report; nothing is built or measured.
-  OUT=${2:?usage: bench/run-payout-bench.sh --report DIR}
-  REPORT_ONLY=1
-else
-  OUT=${OUT:-$(mktemp -d /tmp/payout-bench-XXXXXX)}
-  REPORT_ONLY=
-fi
+. bench/local-stack-run.sh
+bench_results_dir payout-bench "$@"
 DOC=${DOC:-docs/benchmarks.md}
 PROCESSES=${WORKER_PROCESSES:-2}
 PAYOUTS_0MS=${PAYOUTS_0MS:-5000}
@@ -51,7 +44,6 @@ mkdir -p "$OUT"
 # and the report names that commit (ADR 0183).
 . tools/use-jdk.sh && use_build_jdk
 . bench/provenance.sh
-. bench/local-stack-run.sh
 if [ -n "$REPORT_ONLY" ]; then
   COMMIT=$(cat "$OUT/commit")
   # PROCESSES, PAYOUTS_0MS, PAYOUTS_300MS, PAYOUTS_A07 and DEADLINE as the run had them.
