@@ -156,16 +156,7 @@ final class CostMeter {
     long nanos = System.nanoTime();
     Instant at = Instant.now();
     Map<String, Long> cpu = new LinkedHashMap<>();
-    long workerNanos = ProcessCpu.self().reapedChildrenNanos();
-    java.util.List<Long> liveWorkers = new java.util.ArrayList<>();
-    for (JavaProcess worker : workers.get()) {
-      workerPids.add(worker.pid());
-      if (worker.isAlive()) {
-        workerNanos += ProcessCpu.of(worker.pid()).ownNanos();
-        liveWorkers.add(worker.pid());
-      }
-    }
-    cpu.put("workers", workerNanos);
+    cpu.put("workers", ProcessCpu.settledTotal(this::workerCpu));
     cpu.put("lock-server", own(platform.lockServer()));
     cpu.put("rail-proxy", own(platform.railProxy()));
     cpu.put("rail-stub", own(platform.railStub()));
@@ -185,7 +176,7 @@ final class CostMeter {
 
     // The JVMs' compiler threads, read after the rest of the CPU (ADR 0217).
     Map<String, Long> compiling = new LinkedHashMap<>();
-    liveWorkers.forEach(this::compiled);
+    workers.get().stream().filter(JavaProcess::isAlive).forEach(this::compiled);
     compiling.put("workers", workerPids.stream().mapToLong(compilers::soFar).sum());
     compiling.put("lock-server", compiled(platform.lockServer()));
     compiling.put("rail-proxy", compiled(platform.railProxy()));
@@ -241,6 +232,24 @@ final class CostMeter {
         wal[2],
         wal[3],
         statements(databases));
+  }
+
+  /**
+   * The worker processes' CPU, one snapshot for {@link ProcessCpu#settledTotal}: this JVM's reaped
+   * children first (every worker that has exited: nothing else it started exits during the worker
+   * phase), then each live worker's own, read by PID after it.
+   */
+  private Map<Long, ProcessCpu> workerCpu() {
+    Map<Long, ProcessCpu> snapshot = new LinkedHashMap<>();
+    snapshot.put(
+        ProcessHandle.current().pid(), new ProcessCpu(0, ProcessCpu.self().reapedChildrenNanos()));
+    for (JavaProcess worker : workers.get()) {
+      workerPids.add(worker.pid());
+      if (worker.isAlive()) {
+        snapshot.put(worker.pid(), new ProcessCpu(ProcessCpu.of(worker.pid()).ownNanos(), 0));
+      }
+    }
+    return snapshot;
   }
 
   /**

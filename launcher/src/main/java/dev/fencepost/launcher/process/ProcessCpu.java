@@ -3,9 +3,11 @@ package dev.fencepost.launcher.process;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
@@ -43,17 +45,76 @@ public record ProcessCpu(long ownNanos, long reapedChildrenNanos) {
   }
 
   /**
-   * {@code pid}'s own and reaped children's CPU plus the own CPU of every descendant still alive:
-   * the whole tree's CPU so far, e.g. a postmaster and its backends.
+   * {@code pid}'s own and reaped children's CPU plus that of every descendant still alive: the
+   * whole tree's CPU so far, e.g. a postmaster and its backends, read {@linkplain #settledTotal
+   * settled} so that a descendant reaped while the tree is read is counted once.
    */
   public static long treeNanos(long pid) {
-    ProcessCpu root = of(pid);
-    long total = root.totalNanos();
-    ProcessHandle handle = ProcessHandle.of(pid).orElse(null);
-    if (handle != null) {
-      total += handle.descendants().mapToLong(d -> of(d.pid()).totalNanos()).sum();
+    return settledTotal(() -> tree(pid));
+  }
+
+  /**
+   * {@code pid} and its live descendants, each as read, in the order read: parents before their
+   * children ({@link ProcessHandle#descendants} walks the tree level by level), so no process is
+   * read after a child it has already reaped.
+   */
+  static Map<Long, ProcessCpu> tree(long pid) {
+    Map<Long, ProcessCpu> tree = new LinkedHashMap<>();
+    tree.put(pid, of(pid));
+    ProcessHandle.of(pid)
+        .ifPresent(handle -> handle.descendants().forEach(d -> tree.put(d.pid(), of(d.pid()))));
+    return tree;
+  }
+
+  /**
+   * The total CPU of a set of processes read by {@code snapshot}, taken when no child's time moved
+   * while it was read.
+   *
+   * <p>A child's time moves to its parent's reaped children when the parent waits for it. A
+   * snapshot that reads the parent, then finds the child already reaped, has the child's time in
+   * neither: at the end of a run, when a worker's connections close and their PostgreSQL backends
+   * exit together, that is seconds of CPU, and a reading lower than the one before it. So snapshots
+   * are taken until one agrees with the next on the reaped time of every process in both: then no
+   * child was reaped between its parent's two readings, which span everything the first snapshot
+   * read after that parent, and the first snapshot's total is returned. A child counted twice, read
+   * alive and in its parent's reaped time as well, would need its parent read after the child was
+   * reaped and the child read after its parent: reading parents first leaves only the instant in
+   * which the kernel has added a child's time to its parent's and not yet removed the child. After
+   * {@value #SNAPSHOTS} snapshots without agreement (children reaped without pause) the largest
+   * total among them is returned, since a snapshot that missed a child reads low.
+   */
+  public static long settledTotal(Supplier<Map<Long, ProcessCpu>> snapshot) {
+    Map<Long, ProcessCpu> first = snapshot.get();
+    long largest = total(first);
+    for (int taken = 2; ; taken++) {
+      Map<Long, ProcessCpu> next = snapshot.get();
+      if (reapedAlike(first, next)) {
+        return total(first);
+      }
+      largest = Math.max(largest, total(next));
+      if (taken == SNAPSHOTS) {
+        return largest;
+      }
+      first = next;
     }
-    return total;
+  }
+
+  /** At most this many snapshots in {@link #settledTotal}. */
+  static final int SNAPSHOTS = 10;
+
+  private static boolean reapedAlike(Map<Long, ProcessCpu> first, Map<Long, ProcessCpu> next) {
+    for (Map.Entry<Long, ProcessCpu> process : first.entrySet()) {
+      ProcessCpu again = next.get(process.getKey());
+      if (again != null
+          && again.reapedChildrenNanos() != process.getValue().reapedChildrenNanos()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static long total(Map<Long, ProcessCpu> processes) {
+    return processes.values().stream().mapToLong(ProcessCpu::totalNanos).sum();
   }
 
   /**
