@@ -2,6 +2,7 @@ package dev.fencepost.launcher.etcd;
 
 import dev.fencepost.launcher.DataDirectories;
 import dev.fencepost.launcher.LocalTls;
+import dev.fencepost.launcher.process.JavaProcess;
 import io.etcd.jetcd.Auth;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -16,8 +17,6 @@ import io.grpc.ClientInterceptor;
 import io.grpc.MethodDescriptor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -567,26 +566,12 @@ public final class EtcdCluster implements AutoCloseable {
   }
 
   private static int[] freePorts(int count) {
-    // Hold every socket open until all are chosen so the ports are distinct.
-    List<ServerSocket> sockets = new ArrayList<>();
-    try {
-      for (int i = 0; i < count; i++) {
-        ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        socket.setReuseAddress(true);
-        sockets.add(socket);
-      }
-      return sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not find free loopback ports", e);
-    } finally {
-      for (ServerSocket socket : sockets) {
-        try {
-          socket.close();
-        } catch (IOException ignored) {
-          // Closing a probe socket cannot matter.
-        }
-      }
+    // Distinct, and distinct from every other port this JVM has handed out lately.
+    int[] ports = new int[count];
+    for (int i = 0; i < count; i++) {
+      ports[i] = JavaProcess.freeLoopbackPort();
     }
+    return ports;
   }
 
   /** Cluster size and timings. */

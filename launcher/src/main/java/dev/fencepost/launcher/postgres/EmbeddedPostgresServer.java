@@ -8,7 +8,6 @@ import dev.fencepost.launcher.process.Signals;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -573,10 +572,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      socket.setReuseAddress(true);
-      return socket.getLocalPort();
-    }
+  private static int freePort() {
+    return dev.fencepost.launcher.process.JavaProcess.freeLoopbackPort();
   }
 }

@@ -100,15 +100,45 @@ public final class JavaProcess implements AutoCloseable {
     return new Builder(name, List.of("-cp", classPath, mainClass));
   }
 
-  /** A free TCP port on the loopback interface, for a service to be started on. */
+  /**
+   * A free TCP port on the loopback interface, for a service to be started on, and none that this
+   * JVM has handed out among its last {@value #REMEMBERED_PORTS}.
+   *
+   * <p>The port is free when it is picked and is bound only when its service starts, seconds later
+   * and often beside other services starting. The kernel picks a free port at random, so it can
+   * pick the same one again in between: 2,000 picks in a row here gave 273 ports twice, and a local
+   * platform picks a dozen. A lock server's management port and the rail stub's port once came out
+   * the same, and the lock server, restarted on its port, failed three times.
+   */
   public static int freeLoopbackPort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      socket.setReuseAddress(true);
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    while (true) {
+      int port;
+      try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        socket.setReuseAddress(true);
+        port = socket.getLocalPort();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      synchronized (HANDED_OUT) {
+        if (HANDED_OUT.add(port)) {
+          if (HANDED_OUT.size() > REMEMBERED_PORTS) {
+            HANDED_OUT.remove(HANDED_OUT.iterator().next());
+          }
+          return port;
+        }
+      }
     }
   }
+
+  /**
+   * How many handed-out ports are not handed out again: a quarter of the kernel's usual ephemeral
+   * range (32768 to 60999). A port handed out longer ago is bound by its service by now, or was
+   * given up.
+   */
+  static final int REMEMBERED_PORTS = 7_000;
+
+  private static final java.util.LinkedHashSet<Integer> HANDED_OUT =
+      new java.util.LinkedHashSet<>();
 
   private synchronized JavaProcess spawn() {
     try {

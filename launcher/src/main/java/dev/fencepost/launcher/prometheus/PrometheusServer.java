@@ -363,12 +363,7 @@ public final class PrometheusServer implements AutoCloseable {
   }
 
   private static int freeLoopbackPort() {
-    try (java.net.ServerSocket s =
-        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return dev.fencepost.launcher.process.JavaProcess.freeLoopbackPort();
   }
 
   /** {@code PROMETHEUS_BIN} if set, else {@code prometheus} on {@code PATH}; never a skip. */
