@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencepost.launcher.DataDirectories;
 import dev.fencepost.launcher.LocalTls;
+import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.launcher.process.Signals;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
@@ -253,7 +254,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         EmbeddedPostgresServer server =
             new EmbeddedPostgresServer(
                 Files.createTempDirectory("fencepost-pg-"),
-                freePort(),
+                JavaProcess.freeLoopbackPort(),
                 synchronousCommit,
                 commitDelay,
                 statementStatistics,
@@ -570,9 +571,5 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     if (ownTlsDirectory != null) {
       DataDirectories.delete(ownTlsDirectory);
     }
-  }
-
-  private static int freePort() {
-    return dev.fencepost.launcher.process.JavaProcess.freeLoopbackPort();
   }
 }

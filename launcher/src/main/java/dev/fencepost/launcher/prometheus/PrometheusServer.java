@@ -72,7 +72,7 @@ public final class PrometheusServer implements AutoCloseable {
     Files.copy(b.ruleFile, rules, StandardCopyOption.REPLACE_EXISTING);
     Path config = dir.resolve("prometheus.yml");
     Files.writeString(config, config(rules, b.caFile));
-    this.port = freeLoopbackPort();
+    this.port = dev.fencepost.launcher.process.JavaProcess.freeLoopbackPort();
     List<String> command =
         List.of(
             locate(System::getenv).toString(),
@@ -360,10 +360,6 @@ public final class PrometheusServer implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
-  }
-
-  private static int freeLoopbackPort() {
-    return dev.fencepost.launcher.process.JavaProcess.freeLoopbackPort();
   }
 
   /** {@code PROMETHEUS_BIN} if set, else {@code prometheus} on {@code PATH}; never a skip. */
