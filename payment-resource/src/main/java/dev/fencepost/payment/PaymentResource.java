@@ -240,6 +240,17 @@ public final class PaymentResource {
   }
 
   /**
+   * The account's oldest PENDING payout, if the account has no payout in flight: the payout that
+   * {@link #pendingCandidates} would offer for it. The payout job asks it under the account's grant
+   * for the next payout that grant may carry (ADR 0236); like every candidate it is only a hint,
+   * and the claim re-reads it (FR-14).
+   */
+  public Optional<Payout> nextPending(AccountId account) {
+    return signalled(
+        "nextPending", () -> payouts.nextPending(Checks.present(account, "an account id")));
+  }
+
+  /**
    * Claimed and not terminal (CLAIMED, RAIL_SUBMITTED, RAIL_ACKED, RAIL_AMBIGUOUS), stalest first.
    */
   public List<Payout> inFlight(int limit) {

@@ -83,10 +83,11 @@ class BadInputTest {
   }
 
   @Test
-  void aMissingActorOrPayoutIdIsRefused() {
+  void aMissingActorPayoutIdOrAccountIdIsRefused() {
     refusedWithoutChange(
         () -> resource.claim(pending.id(), TOKEN, null), isCode("INVALID_REQUEST"));
     refusedWithoutChange(() -> resource.claim(null, TOKEN, WORKER), isCode("INVALID_REQUEST"));
+    refusedWithoutChange(() -> resource.nextPending(null), isCode("INVALID_REQUEST"));
     assertThatThrownBy(() -> Actor.worker(" ")).isInstanceOf(InvalidPaymentRequestException.class);
     assertThatThrownBy(() -> Actor.worker(null)).isInstanceOf(InvalidPaymentRequestException.class);
     assertThatThrownBy(() -> new Actor(null, "x"))

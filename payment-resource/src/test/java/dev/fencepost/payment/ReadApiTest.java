@@ -57,6 +57,21 @@ class ReadApiTest {
   }
 
   @Test
+  void theNextPendingPayoutOfAnAccountIsItsOldestUnlessOneIsInFlight() {
+    assertThat(resource.nextPending(idle)).map(Payout::id).contains(idleOldest.id());
+    assertThat(resource.nextPending(busy)).as("a CLAIMED payout is in flight").isEmpty();
+    assertThat(resource.nextPending(ambiguousAccount))
+        .as("an ambiguous payout holds its account (FR-23)")
+        .isEmpty();
+    assertThat(resource.nextPending(AccountId.of("no-such-account"))).isEmpty();
+    assertThat(resource.pendingCandidates(100))
+        .as("the same choice as the job's page, one account at a time")
+        .filteredOn(p -> p.accountId().equals(idle))
+        .extracting(Payout::id)
+        .containsExactly(resource.nextPending(idle).orElseThrow().id());
+  }
+
+  @Test
   void inFlightListsEveryClaimedButUnfinishedPayout() {
     assertThat(resource.inFlight(100))
         .extracting(Payout::id)

@@ -157,6 +157,24 @@ public final class Payouts {
     return jdbc.sql(query).param("limit", limit).query(Rows.PAYOUT).list();
   }
 
+  /**
+   * The account's oldest PENDING payout, unless one of its payouts is in flight: {@link
+   * #pendingCandidates}' choice for one account (A-15).
+   */
+  public Optional<Payout> nextPending(AccountId account) {
+    String query =
+        """
+        SELECT %s
+          FROM payout p
+         WHERE p.account_id = :account AND p.state = 'PENDING'
+           AND NOT EXISTS (SELECT 1 FROM payout q
+                            WHERE q.account_id = :account AND q.state IN %s)
+         ORDER BY p.created_at, p.id
+         LIMIT 1"""
+            .formatted(Rows.PAYOUT_COLUMNS, IN_FLIGHT);
+    return jdbc.sql(query).param("account", account.value()).query(Rows.PAYOUT).optional();
+  }
+
   /** Payouts claimed and not yet terminal, least recently changed first. */
   public List<Payout> inFlight(int limit) {
     return jdbc.sql(
