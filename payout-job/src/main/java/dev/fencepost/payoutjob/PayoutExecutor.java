@@ -37,13 +37,17 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
 
 /**
  * One payout, start to finish, under the account's fenced lock (UC-01; recovery UC-04). The token
@@ -68,6 +72,10 @@ import org.slf4j.LoggerFactory;
  *       the posting cannot be.
  * </ol>
  *
+ * <p>A grant may carry several payouts of its account, one after another and oldest first (ADR
+ * 0236): each is claimed under the same token, which both guards accept as long as no later grant
+ * has been seen, and each is re-read by its own claim. The lock is released after the last.
+ *
  * <p>Recovery by state and the proxy's record: CLAIMED with no proxy record was never sent, so it
  * is re-claimed and submitted; CLAIMED or RAIL_SUBMITTED with a record is resolved from the record
  * (an unresolved or TIMEOUT record is RAIL_AMBIGUOUS, FR-23); RAIL_ACKED is posted.
@@ -75,6 +83,18 @@ import org.slf4j.LoggerFactory;
 public final class PayoutExecutor {
 
   private static final Logger log = LoggerFactory.getLogger(PayoutExecutor.class);
+
+  /**
+   * Endings a grant may go on from to the account's next payout: the payout is finished, by this
+   * grant or before it, and nothing about the account is left undecided.
+   */
+  static final Set<PayoutOutcome> GOES_ON =
+      Set.copyOf(
+          EnumSet.of(
+              PayoutOutcome.POSTED,
+              PayoutOutcome.FAILED_INSUFFICIENT_FUNDS,
+              PayoutOutcome.FAILED_DECLINED,
+              PayoutOutcome.ALREADY_TERMINAL));
 
   private final LockTemplate locks;
   private final PaymentResource paydb;
@@ -112,7 +132,9 @@ public final class PayoutExecutor {
       durations.put(
           outcome,
           Timer.builder("fencepost.payout.job.duration")
-              .description("One payout attempt, lock acquire to release")
+              .description(
+                  "One payout attempt: from the lock's acquire, or from the end of the payout"
+                      + " before it under the same grant, to its own end")
               .tag("outcome", outcome.name())
               .register(meters));
     }
@@ -124,53 +146,141 @@ public final class PayoutExecutor {
   }
 
   /**
-   * Executes or recovers {@code candidate} (a snapshot used only for its id and account).
+   * Executes or recovers {@code candidate} (a snapshot used only for its id and account), and
+   * releases the account's lock after it.
    *
    * @throws dev.fencepost.lock.LockServiceUnavailableException when no grant can be had: fail
    *     closed, nothing was done
    */
   public PayoutResult execute(Payout candidate) {
-    long started = System.nanoTime();
+    return execute(candidate, 1, result -> {});
+  }
+
+  /**
+   * Executes or recovers {@code candidate}, then, while the grant lasts, up to {@code maxPayouts}
+   * payouts in all of its account, each the account's oldest PENDING one (ADR 0236). The run goes
+   * on only after a payout that ended where this grant may go on from ({@link #GOES_ON}); any other
+   * ending (ambiguity, a fenced refusal, a lost lock, nothing decided) releases the lock at once,
+   * as the one-payout run did. Each payout is counted, logged and handed to {@code ended} as it
+   * ends, in order.
+   *
+   * @return the candidate's result
+   * @throws dev.fencepost.lock.LockServiceUnavailableException when no grant can be had: fail
+   *     closed, nothing was done
+   */
+  public PayoutResult execute(Payout candidate, int maxPayouts, Consumer<PayoutResult> ended) {
+    if (maxPayouts < 1) {
+      throw new IllegalArgumentException("maxPayouts must be at least 1, not " + maxPayouts);
+    }
     LockKey key = LockKey.forPayoutAccount(candidate.accountId().value());
-    PayoutResult result;
+    Run run = new Run(candidate, ended);
     try {
-      Optional<PayoutResult> done =
-          locks.tryExecute(key, lockWait, lock -> underGrant(candidate, key, lock));
-      result =
-          done.orElseGet(
-              () -> new PayoutResult(candidate.id(), PayoutOutcome.SKIPPED_LOCK_HELD, "lock held"));
+      Optional<Boolean> held =
+          locks.tryExecute(key, lockWait, lock -> underGrant(run, key, lock, maxPayouts));
+      if (held.isEmpty()) {
+        run.ended(new PayoutResult(candidate.id(), PayoutOutcome.SKIPPED_LOCK_HELD, "lock held"));
+      }
     } catch (FencedOutException e) {
       // paydb refused: payment-resource has logged lock.fenced_out (guard=paydb) with both values.
-      result =
+      run.ended(
           new PayoutResult(
-              candidate.id(),
+              run.current.id(),
               PayoutOutcome.FENCED_OUT,
-              "paydb fence " + e.storedFence() + " > token " + e.presentedToken());
+              "paydb fence " + e.storedFence() + " > token " + e.presentedToken()));
     } catch (LockLostException e) {
       log.atWarn()
           .addKeyValue("event", "payout.aborted")
-          .addKeyValue("payoutId", candidate.id())
+          .addKeyValue("payoutId", run.current.id())
           .addKeyValue("accountId", candidate.accountId())
           .addKeyValue("key", key)
           .addKeyValue("reason", e.reason())
           .log(
               "lock on {} lost before a side effect; payout {} left for recovery",
               key,
-              candidate.id());
-      result =
-          new PayoutResult(candidate.id(), PayoutOutcome.LOCK_LOST, String.valueOf(e.reason()));
+              run.current.id());
+      run.ended(
+          new PayoutResult(run.current.id(), PayoutOutcome.LOCK_LOST, String.valueOf(e.reason())));
     }
-    outcomes.get(result.outcome()).increment();
-    durations.get(result.outcome()).record(Duration.ofNanos(System.nanoTime() - started));
-    log.atInfo()
-        .addKeyValue("event", "payout.attempt")
-        .addKeyValue("payoutId", result.payoutId())
-        .addKeyValue("accountId", candidate.accountId())
-        .addKeyValue("outcome", result.outcome())
-        .addKeyValue("detail", result.detail())
-        .addKeyValue("worker", worker.id())
-        .log("payout {} {}", result.payoutId(), result.outcome());
-    return result;
+    return run.first;
+  }
+
+  /** The payouts of one grant: the one under way, and what each that ended came to. */
+  private final class Run {
+    private final Consumer<PayoutResult> sink;
+    private Payout current;
+    private PayoutResult first;
+    private int count;
+    private long started = System.nanoTime();
+
+    private Run(Payout candidate, Consumer<PayoutResult> sink) {
+      this.current = candidate;
+      this.sink = sink;
+    }
+
+    private void next(Payout payout) {
+      current = payout;
+    }
+
+    /**
+     * The payout under way ended with {@code result}: counted, logged and handed on. The next
+     * payout's time starts here, so that finding it is part of its attempt.
+     */
+    private void ended(PayoutResult result) {
+      count++;
+      if (first == null) {
+        first = result;
+      }
+      long now = System.nanoTime();
+      outcomes.get(result.outcome()).increment();
+      durations.get(result.outcome()).record(Duration.ofNanos(now - started));
+      started = now;
+      log.atInfo()
+          .addKeyValue("event", "payout.attempt")
+          .addKeyValue("payoutId", result.payoutId())
+          .addKeyValue("accountId", current.accountId())
+          .addKeyValue("outcome", result.outcome())
+          .addKeyValue("detail", result.detail())
+          .addKeyValue("worker", worker.id())
+          .addKeyValue("grantPayout", count)
+          .log("payout {} {}", result.payoutId(), result.outcome());
+      sink.accept(result);
+    }
+  }
+
+  /**
+   * The grant's payouts, one after another. True once the last has ended (a fenced refusal or a
+   * lost lock ends the run by its exception instead, with the payout under way not yet ended).
+   */
+  private Boolean underGrant(Run run, LockKey key, HeldLock lock, int maxPayouts) {
+    while (true) {
+      PayoutResult result = underGrant(run.current, key, lock);
+      run.ended(result);
+      if (run.count >= maxPayouts || !GOES_ON.contains(result.outcome())) {
+        return true;
+      }
+      Optional<Payout> next = nextOf(run.current);
+      if (next.isEmpty()) {
+        return true;
+      }
+      run.next(next.get());
+    }
+  }
+
+  /**
+   * The account's next payout for this grant, or none. Asking is only work avoidance: a paydb that
+   * cannot answer ends the run (the lock is released as after any payout) rather than the chunk.
+   */
+  private Optional<Payout> nextOf(Payout done) {
+    try {
+      return paydb.nextPending(done.accountId());
+    } catch (DataAccessException e) {
+      log.atWarn()
+          .addKeyValue("event", "payout.grant_run_ended")
+          .addKeyValue("accountId", done.accountId())
+          .addKeyValue("reason", e.getClass().getSimpleName())
+          .log("could not read the next payout of {}; releasing its lock", done.accountId());
+      return Optional.empty();
+    }
   }
 
   private PayoutResult underGrant(Payout candidate, LockKey key, HeldLock lock) {

@@ -160,18 +160,27 @@ public class PayoutJobConfiguration {
       PayoutJobProperties properties) {
     ItemProcessor<Payout, PayoutResult> processor =
         candidate -> {
-          long started = System.nanoTime();
+          long[] from = {System.nanoTime()};
           PayoutResult result;
           try {
             if (!reader.turnCame(candidate)) {
               tally.stale();
               return null; // filtered: moved on since it was read, no lock asked for (ADR 0207)
             }
-            result = executor.execute(candidate);
+            // The candidate, and the payouts of its account that its grant goes on to (ADR 0236),
+            // each counted as it ends.
+            result =
+                executor.execute(
+                    candidate,
+                    properties.getPayoutsPerGrant(),
+                    ended -> {
+                      long now = System.nanoTime();
+                      tally.record(ended.outcome(), now - from[0]);
+                      from[0] = now;
+                    });
           } finally {
             reader.done(candidate);
           }
-          tally.record(result.outcome(), System.nanoTime() - started);
           if (result.outcome() == PayoutOutcome.SKIPPED_LOCK_HELD) {
             return null; // filtered: counted as skipped, another worker has it (UC-02)
           }

@@ -64,8 +64,14 @@ class CommitIntervalTest {
     return payouts;
   }
 
+  /**
+   * One payout per grant, so that the account with four is drained through the reader, each of its
+   * payouts a candidate of its own once the one before it has finished (a grant that went on to
+   * them would read one candidate for four payouts, ADR 0236).
+   */
   private static StepExecution runWith(String commitInterval) throws Exception {
-    ConfigurableApplicationContext worker = platform.worker(commitInterval);
+    ConfigurableApplicationContext worker =
+        platform.worker(commitInterval, "--fencepost.payout.payouts-per-grant=1");
     try {
       JobExecution run = Platform.run(worker);
       assertThat(run.getStatus()).isEqualTo(BatchStatus.COMPLETED);

@@ -100,7 +100,10 @@ class ConcurrentPayoutThreadsTest {
           }
         }
       }
-      assertThat(tallied).as("tally of %s", step.getExitStatus()).isEqualTo(step.getReadCount());
+      // The tally counts every payout, those a candidate's grant went on to as well (ADR 0236).
+      assertThat(tallied)
+          .as("tally of %s", step.getExitStatus())
+          .isGreaterThanOrEqualTo(step.getReadCount());
       assertThat(step.getWriteCount() + step.getFilterCount()).isEqualTo(step.getReadCount());
     }
 
