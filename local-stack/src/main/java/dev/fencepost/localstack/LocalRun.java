@@ -219,6 +219,7 @@ final class LocalRun implements AutoCloseable {
             .once()
             .set("fencepost.payout.concurrency", options.concurrency())
             .set("fencepost.payout.page-size", options.pageSize())
+            .set("fencepost.payout.payouts-per-grant", options.payoutsPerGrant())
             .set("fencepost.payout.timings-file", runDir.resolve("timings-" + id + ".csv"));
     List<String> jvm = new ArrayList<>();
     String heap;

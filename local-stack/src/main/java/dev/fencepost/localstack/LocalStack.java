@@ -131,6 +131,14 @@ public final class LocalStack implements Callable<Integer> {
   int pageSize;
 
   @Option(
+      names = "--payouts-per-grant",
+      defaultValue = "10",
+      description =
+          "Benchmark: payouts of one account a worker's grant may carry, one after another"
+              + " (${DEFAULT-VALUE}); 1 releases the lock after every payout.")
+  int payoutsPerGrant;
+
+  @Option(
       names = "--jfr",
       paramLabel = "DIR",
       description = "Benchmark: record JFR profiles of the services and first workers here.")
@@ -182,6 +190,8 @@ public final class LocalStack implements Callable<Integer> {
     require(ambiguity >= 0 && ambiguity <= 1, "--ambiguity is a rate between 0 and 1");
     require(concurrency >= 1 && concurrency <= 256, "need 1 <= --concurrency <= 256");
     require(pageSize >= 1 && pageSize <= 1_000, "need 1 <= --page-size <= 1000");
+    require(
+        payoutsPerGrant >= 1 && payoutsPerGrant <= 1_000, "need 1 <= --payouts-per-grant <= 1000");
     require(railLatency.matches("a07|\\d{1,6}ms"), "--rail-latency is <n>ms or a07");
     require(
         synchronousCommit.equals("on") || synchronousCommit.equals("off"),
@@ -210,6 +220,7 @@ public final class LocalStack implements Callable<Integer> {
         commitDelay(),
         jfrDir,
         pageSize,
+        payoutsPerGrant,
         railTimeout,
         workerDeadlineSeconds,
         jvm.equals("production"),

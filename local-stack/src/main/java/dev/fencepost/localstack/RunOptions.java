@@ -22,6 +22,8 @@ import java.time.Duration;
  * @param commitDelay PostgreSQL's commit_delay: 100 µs unless a benchmark chooses (ADR 0206)
  * @param jfrDir record a JFR profile of the first worker process of each round here (null: don't)
  * @param pageSize candidates per query in the workers ({@code fencepost.payout.page-size})
+ * @param payoutsPerGrant payouts of one account a worker's grant may carry ({@code
+ *     fencepost.payout.payouts-per-grant}, ADR 0236)
  * @param railTimeout the proxy's rail timeout (null: 1 s, or 10 s with {@code a07})
  * @param workerDeadlineSeconds stop the workers this long after the first started, and summarise
  *     what finished (0: ten minutes a round)
@@ -47,6 +49,7 @@ public record RunOptions(
     Duration commitDelay,
     Path jfrDir,
     int pageSize,
+    int payoutsPerGrant,
     String railTimeout,
     int workerDeadlineSeconds,
     boolean productionJvm,
@@ -77,6 +80,7 @@ public record RunOptions(
         || !commitDelay.equals(EmbeddedPostgresServer.DEFAULT_COMMIT_DELAY)
         || jfrDir != null
         || pageSize != 100
+        || payoutsPerGrant != 10
         || railTimeout != null
         || workerDeadlineSeconds > 0
         || productionJvm

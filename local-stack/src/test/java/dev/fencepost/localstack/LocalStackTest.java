@@ -223,6 +223,8 @@ class LocalStackTest {
             "250us",
             "--page-size",
             "1000",
+            "--payouts-per-grant",
+            "1",
             "--jfr",
             "/tmp/jfr",
             "--worker-deadline",
@@ -238,6 +240,9 @@ class LocalStackTest {
     assertThat(parse("--commit-delay", "0ms").commitDelay()).isZero();
     assertThat(parse("--commit-delay", "0ms").benchmark()).isTrue();
     assertThat(bench.pageSize()).isEqualTo(1000);
+    assertThat(bench.payoutsPerGrant()).isEqualTo(1);
+    assertThat(parse("--payouts-per-grant", "1").benchmark()).isTrue();
+    assertThat(parse().payoutsPerGrant()).as("the worker's own default").isEqualTo(10);
     assertThat(bench.jfrDir()).isEqualTo(Path.of("/tmp/jfr"));
     assertThat(bench.workerDeadlineSeconds()).isEqualTo(240);
     assertThat(bench.backend()).isEqualTo("etcd");
@@ -265,6 +270,7 @@ class LocalStackTest {
             List.of("--rail-timeout", "1 minute"), "--rail-timeout",
             List.of("--lock-port", "70000"), "--lock-port");
     cases.forEach(LocalStackTest::assertUsageErrorStartingNothing);
+    assertUsageErrorStartingNothing(List.of("--payouts-per-grant", "0"), "--payouts-per-grant");
   }
 
   /** PostgreSQL takes 0 to 100,000 microseconds; anything else is refused before it starts. */
