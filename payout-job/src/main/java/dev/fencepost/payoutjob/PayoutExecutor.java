@@ -42,7 +42,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Consumer;
+import java.util.function.ObjLongConsumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -153,7 +153,7 @@ public final class PayoutExecutor {
    *     closed, nothing was done
    */
   public PayoutResult execute(Payout candidate) {
-    return execute(candidate, 1, result -> {});
+    return execute(candidate, 1, (result, nanos) -> {});
   }
 
   /**
@@ -162,13 +162,15 @@ public final class PayoutExecutor {
    * on only after a payout that ended where this grant may go on from ({@link #GOES_ON}); any other
    * ending (ambiguity, a fenced refusal, a lost lock, nothing decided) releases the lock at once,
    * as the one-payout run did. Each payout is counted, logged and handed to {@code ended} as it
-   * ends, in order.
+   * ends, in order, with its duration in nanoseconds: from the call, or from the end of the payout
+   * before it.
    *
    * @return the candidate's result
    * @throws dev.fencepost.lock.LockServiceUnavailableException when no grant can be had: fail
    *     closed, nothing was done
    */
-  public PayoutResult execute(Payout candidate, int maxPayouts, Consumer<PayoutResult> ended) {
+  public PayoutResult execute(
+      Payout candidate, int maxPayouts, ObjLongConsumer<PayoutResult> ended) {
     if (maxPayouts < 1) {
       throw new IllegalArgumentException("maxPayouts must be at least 1, not " + maxPayouts);
     }
@@ -206,13 +208,13 @@ public final class PayoutExecutor {
 
   /** The payouts of one grant: the one under way, and what each that ended came to. */
   private final class Run {
-    private final Consumer<PayoutResult> sink;
+    private final ObjLongConsumer<PayoutResult> sink;
     private Payout current;
     private PayoutResult first;
     private int count;
     private long started = System.nanoTime();
 
-    private Run(Payout candidate, Consumer<PayoutResult> sink) {
+    private Run(Payout candidate, ObjLongConsumer<PayoutResult> sink) {
       this.current = candidate;
       this.sink = sink;
     }
@@ -231,9 +233,10 @@ public final class PayoutExecutor {
         first = result;
       }
       long now = System.nanoTime();
-      outcomes.get(result.outcome()).increment();
-      durations.get(result.outcome()).record(Duration.ofNanos(now - started));
+      long took = now - started;
       started = now;
+      outcomes.get(result.outcome()).increment();
+      durations.get(result.outcome()).record(Duration.ofNanos(took));
       log.atInfo()
           .addKeyValue("event", "payout.attempt")
           .addKeyValue("payoutId", result.payoutId())
@@ -243,7 +246,7 @@ public final class PayoutExecutor {
           .addKeyValue("worker", worker.id())
           .addKeyValue("grantPayout", count)
           .log("payout {} {}", result.payoutId(), result.outcome());
-      sink.accept(result);
+      sink.accept(result, took);
     }
   }
 

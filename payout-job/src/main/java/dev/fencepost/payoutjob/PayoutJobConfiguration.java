@@ -160,7 +160,6 @@ public class PayoutJobConfiguration {
       PayoutJobProperties properties) {
     ItemProcessor<Payout, PayoutResult> processor =
         candidate -> {
-          long[] from = {System.nanoTime()};
           PayoutResult result;
           try {
             if (!reader.turnCame(candidate)) {
@@ -173,11 +172,7 @@ public class PayoutJobConfiguration {
                 executor.execute(
                     candidate,
                     properties.getPayoutsPerGrant(),
-                    ended -> {
-                      long now = System.nanoTime();
-                      tally.record(ended.outcome(), now - from[0]);
-                      from[0] = now;
-                    });
+                    (ended, nanos) -> tally.record(ended.outcome(), nanos));
           } finally {
             reader.done(candidate);
           }

@@ -59,9 +59,9 @@ public class PayoutJobProperties {
 
   /**
    * When set, each run appends one line per payout attempt to this file as it goes: outcome, the
-   * attempt's duration in microseconds (from its turn, or from the end of the payout before it
-   * under the same grant, to its own end) and when it ended (epoch milliseconds). A benchmark seam
-   * for the local platform (ADR 0095); empty writes nothing.
+   * attempt's duration in microseconds (from the lock's acquire, or from the end of the payout
+   * before it under the same grant, to its own end) and when it ended (epoch milliseconds). A
+   * benchmark seam for the local platform (ADR 0095); empty writes nothing.
    */
   private String timingsFile = "";
 

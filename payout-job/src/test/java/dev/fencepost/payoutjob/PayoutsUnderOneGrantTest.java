@@ -39,7 +39,8 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
     List<Payout> payouts = platform.accountWithPayouts("grant-run", 10_000, 3, 1_000);
     List<PayoutResult> ended = new ArrayList<>();
 
-    PayoutResult first = executor().execute(payouts.get(0), 10, ended::add);
+    PayoutResult first =
+        executor().execute(payouts.get(0), 10, (result, nanos) -> ended.add(result));
 
     assertThat(first.payoutId()).isEqualTo(payouts.get(0).id());
     assertThat(ended)
@@ -67,7 +68,7 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
     List<Payout> payouts = platform.accountWithPayouts("grant-bound", 10_000, 4, 1_000);
 
     List<PayoutResult> firstGrant = new ArrayList<>();
-    executor().execute(payouts.get(0), 2, firstGrant::add);
+    executor().execute(payouts.get(0), 2, (result, nanos) -> firstGrant.add(result));
 
     assertThat(firstGrant)
         .extracting(PayoutResult::payoutId)
@@ -76,7 +77,7 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
     assertThat(platform.reload(payouts.get(3)).state()).isEqualTo(PayoutState.PENDING);
 
     List<PayoutResult> secondGrant = new ArrayList<>();
-    executor().execute(payouts.get(2), 2, secondGrant::add);
+    executor().execute(payouts.get(2), 2, (result, nanos) -> secondGrant.add(result));
 
     assertThat(secondGrant)
         .extracting(PayoutResult::outcome)
@@ -94,7 +95,7 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
     platform.railFaults(Map.of(payouts.get(0).clientReference(), "TIMEOUT_BEFORE_SETTLE"));
     List<PayoutResult> ended = new ArrayList<>();
 
-    executor().execute(payouts.get(0), 10, ended::add);
+    executor().execute(payouts.get(0), 10, (result, nanos) -> ended.add(result));
 
     assertThat(ended).extracting(PayoutResult::outcome).containsExactly(PayoutOutcome.AMBIGUOUS);
     assertThat(platform.reload(payouts.get(1)).state()).isEqualTo(PayoutState.PENDING);
@@ -107,7 +108,7 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
     platform.railFaults(Map.of(payouts.get(0).clientReference(), "DECLINE"));
     List<PayoutResult> ended = new ArrayList<>();
 
-    executor().execute(payouts.get(0), 10, ended::add);
+    executor().execute(payouts.get(0), 10, (result, nanos) -> ended.add(result));
 
     assertThat(ended)
         .extracting(PayoutResult::outcome)
@@ -125,7 +126,7 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
                 PayoutOutcome.FAILED_INSUFFICIENT_FUNDS,
                 PayoutOutcome.FAILED_DECLINED,
                 PayoutOutcome.ALREADY_TERMINAL));
-    assertThatThrownBy(() -> executor().execute(null, 0, r -> {}))
+    assertThatThrownBy(() -> executor().execute(null, 0, (r, nanos) -> {}))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("maxPayouts");
   }
