@@ -4,13 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
+import dev.fencepost.lock.client.LockTemplate;
+import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
+import dev.fencepost.payment.autoconfigure.PaydbAutoConfiguration;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -18,6 +28,7 @@ import org.springframework.batch.core.BatchStatus;
 import org.springframework.batch.core.ExitStatus;
 import org.springframework.batch.core.job.JobExecution;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
  * One grant of an account's lock carries the account's ready payouts one after another, oldest
@@ -118,6 +129,31 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
   }
 
   @Test
+  void aPaydbThatCannotSayWhichPayoutIsNextEndsTheRunAndReleasesTheLock() {
+    List<Payout> payouts = platform.accountWithPayouts("grant-no-next", 10_000, 2, 1_000);
+    DataSource paydb = worker.getBean(PaydbAutoConfiguration.DATA_SOURCE_BEAN, DataSource.class);
+    PayoutExecutor blind =
+        new PayoutExecutor(
+            worker.getBean(LockTemplate.class),
+            new PaymentResource(refusing(paydb, "q.account_id = ?"), new SimpleMeterRegistry()),
+            worker.getBean(RailProxyClient.class),
+            PayoutFailpoint.NONE,
+            PayoutEffectListener.NONE,
+            "w-no-next",
+            Duration.ofMillis(250),
+            new SimpleMeterRegistry());
+    List<PayoutResult> ended = new ArrayList<>();
+
+    blind.execute(payouts.get(0), 10, (result, nanos) -> ended.add(result));
+
+    assertThat(ended).extracting(PayoutResult::outcome).containsExactly(PayoutOutcome.POSTED);
+    assertThat(platform.reload(payouts.get(1)).state()).isEqualTo(PayoutState.PENDING);
+    assertThat(executor().execute(payouts.get(1)).outcome())
+        .as("the lock was released: this worker takes it again at once")
+        .isEqualTo(PayoutOutcome.POSTED);
+  }
+
+  @Test
   void onlyAFinishedPayoutLetsItsGrantGoOn() {
     assertThat(PayoutExecutor.GOES_ON)
         .containsExactlyInAnyOrderElementsOf(
@@ -172,6 +208,35 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
           .hasMessageContaining("fencepost.payout.payouts-per-grant must be 1..1000");
     }
     assertThat(properties.getPayoutsPerGrant()).isEqualTo(10);
+  }
+
+  /**
+   * {@code target}, except that a statement containing {@code fragment} fails as an unreachable
+   * database would (SQLSTATE 08006), when it is prepared.
+   */
+  private static DataSource refusing(DataSource target, String fragment) {
+    return new DelegatingDataSource(target) {
+      @Override
+      public Connection getConnection() throws SQLException {
+        Connection connection = super.getConnection();
+        return (Connection)
+            Proxy.newProxyInstance(
+                Connection.class.getClassLoader(),
+                new Class<?>[] {Connection.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("prepareStatement")
+                      && args[0] instanceof String sql
+                      && sql.contains(fragment)) {
+                    throw new SQLException("paydb unreachable (test)", "08006");
+                  }
+                  try {
+                    return method.invoke(connection, args);
+                  } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+      }
+    };
   }
 
   private static PayoutExecutor executor() {
