@@ -37,7 +37,6 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -89,12 +88,11 @@ public final class PayoutExecutor {
    * grant or before it, and nothing about the account is left undecided.
    */
   static final Set<PayoutOutcome> GOES_ON =
-      Set.copyOf(
-          EnumSet.of(
-              PayoutOutcome.POSTED,
-              PayoutOutcome.FAILED_INSUFFICIENT_FUNDS,
-              PayoutOutcome.FAILED_DECLINED,
-              PayoutOutcome.ALREADY_TERMINAL));
+      Set.of(
+          PayoutOutcome.POSTED,
+          PayoutOutcome.FAILED_INSUFFICIENT_FUNDS,
+          PayoutOutcome.FAILED_DECLINED,
+          PayoutOutcome.ALREADY_TERMINAL);
 
   private final LockTemplate locks;
   private final PaymentResource paydb;
@@ -219,10 +217,6 @@ public final class PayoutExecutor {
       this.sink = sink;
     }
 
-    private void next(Payout payout) {
-      current = payout;
-    }
-
     /**
      * The payout under way ended with {@code result}: counted, logged and handed on. The next
      * payout's time starts here, so that finding it is part of its attempt.
@@ -265,7 +259,7 @@ public final class PayoutExecutor {
       if (next.isEmpty()) {
         return true;
       }
-      run.next(next.get());
+      run.current = next.get();
     }
   }
 

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -137,8 +138,7 @@ public final class JavaProcess implements AutoCloseable {
    */
   static final int REMEMBERED_PORTS = 7_000;
 
-  private static final java.util.LinkedHashSet<Integer> HANDED_OUT =
-      new java.util.LinkedHashSet<>();
+  private static final LinkedHashSet<Integer> HANDED_OUT = new LinkedHashSet<>();
 
   private synchronized JavaProcess spawn() {
     try {

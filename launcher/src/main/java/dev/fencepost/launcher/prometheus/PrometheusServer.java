@@ -1,6 +1,7 @@
 package dev.fencepost.launcher.prometheus;
 
 import dev.fencepost.launcher.DataDirectories;
+import dev.fencepost.launcher.process.JavaProcess;
 import dev.fencepost.launcher.process.ProcessReaper;
 import java.io.File;
 import java.io.IOException;
@@ -72,7 +73,7 @@ public final class PrometheusServer implements AutoCloseable {
     Files.copy(b.ruleFile, rules, StandardCopyOption.REPLACE_EXISTING);
     Path config = dir.resolve("prometheus.yml");
     Files.writeString(config, config(rules, b.caFile));
-    this.port = dev.fencepost.launcher.process.JavaProcess.freeLoopbackPort();
+    this.port = JavaProcess.freeLoopbackPort();
     List<String> command =
         List.of(
             locate(System::getenv).toString(),
