@@ -40,6 +40,10 @@ import org.springframework.batch.infrastructure.item.ItemReader;
  * holds candidates it has not yet executed would otherwise wait for its own accounts. Whatever a
  * chunk took and did not finish is handed back when the chunk ends ({@link #afterChunk}, {@link
  * #afterChunkError}), so a chunk that fails cannot keep its accounts from the other threads.
+ *
+ * <p>A grant that goes on to its account's next payouts (ADR 0236) keeps the thread on one account
+ * while the rest of its chunk waits; {@link #grantMayGoOn} ends such a run as soon as another
+ * thread is left with nothing to do (ADR 0237).
  */
 public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener {
 
@@ -53,6 +57,9 @@ public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener 
   private final Map<PayoutId, Integer> attempts = new HashMap<>();
   private final Set<AccountId> inFlight = new HashSet<>();
   private boolean exhausted;
+
+  /** Payout threads inside {@link #take} waiting for another thread's attempt to end. */
+  private int waiting;
 
   /** What this thread's chunk took and has not finished: handed back at the chunk's end. */
   private final ThreadLocal<List<Payout>> held = ThreadLocal.withInitial(ArrayList::new);
@@ -140,6 +147,23 @@ public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener 
     release(payout);
   }
 
+  /**
+   * Whether the payout thread calling, which holds a grant, may go on under it to its account's
+   * next payout (ADR 0237). Not while another payout thread of this process waits for work and this
+   * one holds candidates of its chunk that it has not reached yet: those accounts are out of the
+   * waiting thread's reach until this thread gets to them, so it moves on to them and lets the
+   * waiting thread have the account it releases. A thread holding nothing else goes on whoever
+   * waits: giving the account up would only hand its next payout to another thread, to run just as
+   * serially under a new grant.
+   */
+  public boolean grantMayGoOn() {
+    return held.get().size() <= 1 || !threadsWaiting();
+  }
+
+  private synchronized boolean threadsWaiting() {
+    return waiting > 0;
+  }
+
   /** The chunk committed: everything it took was executed and is already done. */
   @Override
   public void afterChunk(ChunkContext context) {
@@ -180,7 +204,12 @@ public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener 
             exhausted = true;
           } else {
             // Another thread's payout, once finished, may make its account's next one a candidate.
-            wait();
+            waiting++;
+            try {
+              wait();
+            } finally {
+              waiting--;
+            }
             continue;
           }
         }

@@ -157,6 +157,37 @@ class ChunkedCandidatesTest {
   }
 
   @Test
+  void aGrantRunOfAThreadHoldingUnreachedCandidatesEndsWhileAnotherThreadWaitsForWork()
+      throws Exception {
+    fixtures.accountWithPayouts("x", 10_000, 2, 100);
+    fixtures.accountWithPayouts("y", 10_000, 1, 100);
+    reader.read();
+    assertThat(reader.prefetch()).isTrue();
+    assertThat(reader.grantMayGoOn()).as("no other thread waits yet").isTrue();
+
+    Thread other = waitingReader();
+
+    assertThat(reader.grantMayGoOn()).as("another thread waits for work (ADR 0237)").isFalse();
+    reader.afterChunkError(null);
+    other.join(NEVER.toMillis());
+  }
+
+  @Test
+  void aGrantRunOfAThreadHoldingNothingElseGoesOnWhileAnotherThreadWaits() throws Exception {
+    fixtures.accountWithPayouts("alone", 10_000, 2, 100);
+    reader.read();
+    assertThat(reader.prefetch()).isFalse();
+
+    Thread other = waitingReader();
+
+    assertThat(reader.grantMayGoOn())
+        .as("giving the account up would only move its payouts to another thread")
+        .isTrue();
+    reader.afterChunkError(null);
+    other.join(NEVER.toMillis());
+  }
+
+  @Test
   void aPrefetchedCandidateNeverReadIsHandedBackWhenTheChunkEnds() throws Exception {
     Payout a = fixtures.accountWithPayouts("p", 10_000, 1, 100).get(0);
     Payout b = fixtures.accountWithPayouts("q", 10_000, 1, 100).get(0);
@@ -260,5 +291,23 @@ class ChunkedCandidatesTest {
               }
             })
         .get(NEVER.toSeconds(), TimeUnit.SECONDS);
+  }
+
+  /** Another payout thread, reading while every account is taken: it waits. */
+  private Thread waitingReader() {
+    Thread other =
+        new Thread(
+            () -> {
+              try {
+                reader.read();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "waiting-payout-thread");
+    other.setDaemon(true);
+    other.start();
+    await().atMost(NEVER).until(() -> other.getState() == Thread.State.WAITING);
+    return other;
   }
 }
