@@ -41,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.function.ObjLongConsumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -151,24 +152,29 @@ public final class PayoutExecutor {
    *     closed, nothing was done
    */
   public PayoutResult execute(Payout candidate) {
-    return execute(candidate, 1, (result, nanos) -> {});
+    return execute(candidate, 1, () -> false, (result, nanos) -> {});
   }
 
   /**
    * Executes or recovers {@code candidate}, then, while the grant lasts, up to {@code maxPayouts}
    * payouts in all of its account, each the account's oldest PENDING one (ADR 0236). The run goes
-   * on only after a payout that ended where this grant may go on from ({@link #GOES_ON}); any other
-   * ending (ambiguity, a fenced refusal, a lost lock, nothing decided) releases the lock at once,
-   * as the one-payout run did. Each payout is counted, logged and handed to {@code ended} as it
-   * ends, in order, with its duration in nanoseconds: from the call, or from the end of the payout
-   * before it.
+   * on only after a payout that ended where this grant may go on from ({@link #GOES_ON}), and only
+   * while {@code mayGoOn} says so, asked after each such payout before the next is looked for (the
+   * step's reader says no while another payout thread waits for work, ADR 0237); any other ending
+   * (ambiguity, a fenced refusal, a lost lock, nothing decided) releases the lock at once, as the
+   * one-payout run did. Each payout is counted, logged and handed to {@code ended} as it ends, in
+   * order, with its duration in nanoseconds: from the call, or from the end of the payout before
+   * it.
    *
    * @return the candidate's result
    * @throws dev.fencepost.lock.LockServiceUnavailableException when no grant can be had: fail
    *     closed, nothing was done
    */
   public PayoutResult execute(
-      Payout candidate, int maxPayouts, ObjLongConsumer<PayoutResult> ended) {
+      Payout candidate,
+      int maxPayouts,
+      BooleanSupplier mayGoOn,
+      ObjLongConsumer<PayoutResult> ended) {
     if (maxPayouts < 1) {
       throw new IllegalArgumentException("maxPayouts must be at least 1, not " + maxPayouts);
     }
@@ -176,7 +182,7 @@ public final class PayoutExecutor {
     Run run = new Run(candidate, ended);
     try {
       Optional<Boolean> held =
-          locks.tryExecute(key, lockWait, lock -> underGrant(run, key, lock, maxPayouts));
+          locks.tryExecute(key, lockWait, lock -> underGrant(run, key, lock, maxPayouts, mayGoOn));
       if (held.isEmpty()) {
         run.ended(new PayoutResult(candidate.id(), PayoutOutcome.SKIPPED_LOCK_HELD, "lock held"));
       }
@@ -248,11 +254,20 @@ public final class PayoutExecutor {
    * The grant's payouts, one after another. True once the last has ended (a fenced refusal or a
    * lost lock ends the run by its exception instead, with the payout under way not yet ended).
    */
-  private Boolean underGrant(Run run, LockKey key, HeldLock lock, int maxPayouts) {
+  private Boolean underGrant(
+      Run run, LockKey key, HeldLock lock, int maxPayouts, BooleanSupplier mayGoOn) {
     while (true) {
       PayoutResult result = underGrant(run.current, key, lock);
       run.ended(result);
       if (run.count >= maxPayouts || !GOES_ON.contains(result.outcome())) {
+        return true;
+      }
+      if (!mayGoOn.getAsBoolean()) {
+        log.atDebug()
+            .addKeyValue("event", "payout.grant_run_yielded")
+            .addKeyValue("accountId", run.current.accountId())
+            .addKeyValue("grantPayouts", run.count)
+            .log("another payout thread waits for work; releasing {}", key);
         return true;
       }
       Optional<Payout> next = nextOf(run.current);

@@ -20,7 +20,6 @@ import org.springframework.batch.core.repository.JobRepository;
 import org.springframework.batch.core.step.Step;
 import org.springframework.batch.core.step.builder.SimpleStepBuilder;
 import org.springframework.batch.core.step.builder.StepBuilder;
-import org.springframework.batch.infrastructure.item.ItemProcessor;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -34,12 +33,12 @@ import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * payoutJob: one chunk-oriented step, {@code payoutStep}, reading candidate payouts, executing each
- * under its account's lock ({@link PayoutExecutor}) and tallying the outcomes. Each payout's
- * effects are committed by payment-resource and the proxy inside its grant, as the attempt goes;
- * the chunk is only the job repository's bookkeeping, committed once per {@code
- * fencepost.payout.commit-interval} payouts or sooner ({@link ReadyCandidatesPolicy}, ADR 0207). A
- * killed worker loses at most that bookkeeping: nothing a recovery needs, which it finds in paydb
- * and the proxy (UC-04).
+ * under its account's lock ({@link PayoutProcessor}, {@link PayoutExecutor}) and tallying the
+ * outcomes. Each payout's effects are committed by payment-resource and the proxy inside its grant,
+ * as the attempt goes; the chunk is only the job repository's bookkeeping, committed once per
+ * {@code fencepost.payout.commit-interval} payouts or sooner ({@link ReadyCandidatesPolicy}, ADR
+ * 0207). A killed worker loses at most that bookkeeping: nothing a recovery needs, which it finds
+ * in paydb and the proxy (UC-04).
  *
  * <p>With {@code fencepost.payout.concurrency} above 1 the step runs that many payout threads, each
  * its own chunk loop over the one shared reader (ADR 0063).
@@ -158,36 +157,14 @@ public class PayoutJobConfiguration {
       PayoutExecutor executor,
       PayoutStepTally tally,
       PayoutJobProperties properties) {
-    ItemProcessor<Payout, PayoutResult> processor =
-        candidate -> {
-          PayoutResult result;
-          try {
-            if (!reader.turnCame(candidate)) {
-              tally.stale();
-              return null; // filtered: moved on since it was read, no lock asked for (ADR 0207)
-            }
-            // The candidate, and the payouts of its account that its grant goes on to (ADR 0236),
-            // each counted as it ends.
-            result =
-                executor.execute(
-                    candidate,
-                    properties.getPayoutsPerGrant(),
-                    (ended, nanos) -> tally.record(ended.outcome(), nanos));
-          } finally {
-            reader.done(candidate);
-          }
-          if (result.outcome() == PayoutOutcome.SKIPPED_LOCK_HELD) {
-            return null; // filtered: counted as skipped, another worker has it (UC-02)
-          }
-          return result;
-        };
     SimpleStepBuilder<Payout, PayoutResult> step =
         new StepBuilder("payoutStep", repository)
             .<Payout, PayoutResult>chunk(
                 new ReadyCandidatesPolicy(reader, properties.getCommitInterval()),
                 transactionManager)
             .reader(reader)
-            .processor(processor)
+            .processor(
+                new PayoutProcessor(reader, executor, tally, properties.getPayoutsPerGrant()))
             .writer(tally)
             .listener((StepExecutionListener) tally)
             .listener((ChunkListener) reader);

@@ -66,11 +66,7 @@ class ConcurrentPayoutThreadsTest {
               context ->
                   context.registerBean(
                       "payoutEffectListener", PayoutEffectListener.class, () -> listener),
-              "--fencepost.payout.concurrency=" + THREADS,
-              // One payout per grant: with the default, a chunk's candidates each carry their
-              // account's ten payouts on one thread, and twelve accounts can leave the other
-              // threads idle (a known defect of ADR 0236's first version, see the note).
-              "--fencepost.payout.payouts-per-grant=1"));
+              "--fencepost.payout.concurrency=" + THREADS));
     }
     List<JobExecution> executions = new ArrayList<>();
     ExecutorService pool = Executors.newFixedThreadPool(workers.size());

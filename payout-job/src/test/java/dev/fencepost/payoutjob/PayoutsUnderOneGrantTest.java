@@ -20,6 +20,7 @@ import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -51,7 +52,7 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
     List<PayoutResult> ended = new ArrayList<>();
 
     PayoutResult first =
-        executor().execute(payouts.get(0), 10, (result, nanos) -> ended.add(result));
+        executor().execute(payouts.get(0), 10, () -> true, (result, nanos) -> ended.add(result));
 
     assertThat(first.payoutId()).isEqualTo(payouts.get(0).id());
     assertThat(ended)
@@ -79,7 +80,7 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
     List<Payout> payouts = platform.accountWithPayouts("grant-bound", 10_000, 4, 1_000);
 
     List<PayoutResult> firstGrant = new ArrayList<>();
-    executor().execute(payouts.get(0), 2, (result, nanos) -> firstGrant.add(result));
+    executor().execute(payouts.get(0), 2, () -> true, (result, nanos) -> firstGrant.add(result));
 
     assertThat(firstGrant)
         .extracting(PayoutResult::payoutId)
@@ -88,7 +89,7 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
     assertThat(platform.reload(payouts.get(3)).state()).isEqualTo(PayoutState.PENDING);
 
     List<PayoutResult> secondGrant = new ArrayList<>();
-    executor().execute(payouts.get(2), 2, (result, nanos) -> secondGrant.add(result));
+    executor().execute(payouts.get(2), 2, () -> true, (result, nanos) -> secondGrant.add(result));
 
     assertThat(secondGrant)
         .extracting(PayoutResult::outcome)
@@ -100,13 +101,38 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
   }
 
   @Test
+  void theGrantGoesOnOnlyWhileItsCallerSaysItMay() {
+    List<Payout> payouts = platform.accountWithPayouts("grant-may", 10_000, 3, 1_000);
+    List<PayoutResult> ended = new ArrayList<>();
+    AtomicInteger asked = new AtomicInteger();
+
+    executor()
+        .execute(
+            payouts.get(0),
+            10,
+            () -> asked.incrementAndGet() < 2,
+            (result, nanos) -> ended.add(result));
+
+    assertThat(asked).as("asked after each finished payout").hasValue(2);
+    assertThat(ended)
+        .extracting(PayoutResult::payoutId)
+        .containsExactly(payouts.get(0).id(), payouts.get(1).id());
+    assertThat(platform.reload(payouts.get(2)).state()).isEqualTo(PayoutState.PENDING);
+    assertThat(executor().execute(payouts.get(2)).outcome())
+        .as("the lock was released")
+        .isEqualTo(PayoutOutcome.POSTED);
+    assertThat(platform.reload(payouts.get(2)).tokenStamp())
+        .isGreaterThan(platform.reload(payouts.get(1)).tokenStamp());
+  }
+
+  @Test
   @Tag("FR-23")
   void anAmbiguousPayoutEndsItsGrantsRunAndTheAccountWaitsForTheReconciler() {
     List<Payout> payouts = platform.accountWithPayouts("grant-ambiguous", 10_000, 2, 1_000);
     platform.railFaults(Map.of(payouts.get(0).clientReference(), "TIMEOUT_BEFORE_SETTLE"));
     List<PayoutResult> ended = new ArrayList<>();
 
-    executor().execute(payouts.get(0), 10, (result, nanos) -> ended.add(result));
+    executor().execute(payouts.get(0), 10, () -> true, (result, nanos) -> ended.add(result));
 
     assertThat(ended).extracting(PayoutResult::outcome).containsExactly(PayoutOutcome.AMBIGUOUS);
     assertThat(platform.reload(payouts.get(1)).state()).isEqualTo(PayoutState.PENDING);
@@ -119,7 +145,7 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
     platform.railFaults(Map.of(payouts.get(0).clientReference(), "DECLINE"));
     List<PayoutResult> ended = new ArrayList<>();
 
-    executor().execute(payouts.get(0), 10, (result, nanos) -> ended.add(result));
+    executor().execute(payouts.get(0), 10, () -> true, (result, nanos) -> ended.add(result));
 
     assertThat(ended)
         .extracting(PayoutResult::outcome)
@@ -144,7 +170,7 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
             new SimpleMeterRegistry());
     List<PayoutResult> ended = new ArrayList<>();
 
-    blind.execute(payouts.get(0), 10, (result, nanos) -> ended.add(result));
+    blind.execute(payouts.get(0), 10, () -> true, (result, nanos) -> ended.add(result));
 
     assertThat(ended).extracting(PayoutResult::outcome).containsExactly(PayoutOutcome.POSTED);
     assertThat(platform.reload(payouts.get(1)).state()).isEqualTo(PayoutState.PENDING);
@@ -162,7 +188,7 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
                 PayoutOutcome.FAILED_INSUFFICIENT_FUNDS,
                 PayoutOutcome.FAILED_DECLINED,
                 PayoutOutcome.ALREADY_TERMINAL));
-    assertThatThrownBy(() -> executor().execute(null, 0, (r, nanos) -> {}))
+    assertThatThrownBy(() -> executor().execute(null, 0, () -> true, (r, nanos) -> {}))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("maxPayouts");
   }
