@@ -267,7 +267,7 @@ public final class PayoutExecutor {
             .addKeyValue("event", "payout.grant_run_yielded")
             .addKeyValue("accountId", run.current.accountId())
             .addKeyValue("grantPayouts", run.count)
-            .log("another payout thread waits for work; releasing {}", key);
+            .log("grant run on {} gives way after {} payouts", key, run.count);
         return true;
       }
       Optional<Payout> next = nextOf(run.current);
