@@ -2,7 +2,6 @@ package dev.fencepost.payoutjob;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.fencepost.launcher.postgres.PostgresDatabase;
@@ -19,7 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -134,26 +132,11 @@ class ChunkedCandidatesTest {
     assertThat(reader.read()).isEqualTo(only);
 
     // Another payout thread finds nothing it may take while this one holds the account: it waits.
-    AtomicReference<Payout> got = new AtomicReference<>();
-    Thread other =
-        new Thread(
-            () -> {
-              try {
-                got.set(reader.read());
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            },
-            "other-payout-thread");
-    other.setDaemon(true);
-    other.start();
-    await().atMost(NEVER).until(() -> other.getState() == Thread.State.WAITING);
+    WaitingReader other = WaitingReader.start(reader);
 
     reader.afterChunkError(null); // this thread's chunk failed before it executed the payout
 
-    other.join(NEVER.toMillis());
-    assertThat(other.isAlive()).as("still waiting for the failed chunk's account").isFalse();
-    assertThat(got.get()).isEqualTo(only);
+    assertThat(other.got()).as("the failed chunk's account").isEqualTo(only);
   }
 
   @Test
@@ -165,11 +148,11 @@ class ChunkedCandidatesTest {
     assertThat(reader.prefetch()).isTrue();
     assertThat(reader.grantMayGoOn()).as("no other thread waits yet").isTrue();
 
-    Thread other = waitingReader();
+    WaitingReader other = WaitingReader.start(reader);
 
     assertThat(reader.grantMayGoOn()).as("another thread waits for work (ADR 0237)").isFalse();
     reader.afterChunkError(null);
-    other.join(NEVER.toMillis());
+    other.got();
   }
 
   @Test
@@ -178,13 +161,13 @@ class ChunkedCandidatesTest {
     reader.read();
     assertThat(reader.prefetch()).isFalse();
 
-    Thread other = waitingReader();
+    WaitingReader other = WaitingReader.start(reader);
 
     assertThat(reader.grantMayGoOn())
         .as("giving the account up would only move its payouts to another thread")
         .isTrue();
     reader.afterChunkError(null);
-    other.join(NEVER.toMillis());
+    other.got();
   }
 
   @Test
@@ -291,23 +274,5 @@ class ChunkedCandidatesTest {
               }
             })
         .get(NEVER.toSeconds(), TimeUnit.SECONDS);
-  }
-
-  /** Another payout thread, reading while every account is taken: it waits. */
-  private Thread waitingReader() {
-    Thread other =
-        new Thread(
-            () -> {
-              try {
-                reader.read();
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            },
-            "waiting-payout-thread");
-    other.setDaemon(true);
-    other.start();
-    await().atMost(NEVER).until(() -> other.getState() == Thread.State.WAITING);
-    return other;
   }
 }

@@ -1,7 +1,6 @@
 package dev.fencepost.payoutjob;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
@@ -14,7 +13,6 @@ import dev.fencepost.payment.testkit.PaydbFixtures;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -31,8 +29,6 @@ import org.junit.jupiter.api.Test;
 @Tag("A-15")
 @Tag("UC-01")
 class GrantRunGivesWayTest extends OneWorkerTest {
-
-  private static final Duration NEVER = Duration.ofSeconds(60);
 
   private PostgresDatabase paydb;
   private PaymentResource payments;
@@ -76,7 +72,7 @@ class GrantRunGivesWayTest extends OneWorkerTest {
     Payout first = reader.read();
     assertThat(reader.prefetch()).isTrue();
     List<Payout> chunk = List.of(first, reader.read());
-    WaitingThread idle = WaitingThread.reading(reader);
+    WaitingReader idle = WaitingReader.start(reader);
 
     PayoutResult result = processor.process(candidateOf(chunk, a.get(0).accountId()));
 
@@ -95,7 +91,7 @@ class GrantRunGivesWayTest extends OneWorkerTest {
     List<Payout> a = fixtures.accountWithPayouts("goes-on", 100_000, 3, 1_000);
     Payout first = reader.read();
     assertThat(reader.prefetch()).as("nothing else is ready").isFalse();
-    WaitingThread idle = WaitingThread.reading(reader);
+    WaitingReader idle = WaitingReader.start(reader);
 
     processor.process(first);
 
@@ -114,34 +110,5 @@ class GrantRunGivesWayTest extends OneWorkerTest {
 
   private static Payout candidateOf(List<Payout> chunk, AccountId account) {
     return chunk.stream().filter(p -> p.accountId().equals(account)).findFirst().orElseThrow();
-  }
-
-  /** Another payout thread, started on a read that finds nothing it may take and waits. */
-  private record WaitingThread(Thread thread, AtomicReference<Payout> taken) {
-
-    static WaitingThread reading(PayoutCandidateReader reader) {
-      AtomicReference<Payout> taken = new AtomicReference<>();
-      Thread thread =
-          new Thread(
-              () -> {
-                try {
-                  taken.set(reader.read());
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                }
-              },
-              "idle-payout-thread");
-      thread.setDaemon(true);
-      thread.start();
-      await().atMost(NEVER).until(() -> thread.getState() == Thread.State.WAITING);
-      return new WaitingThread(thread, taken);
-    }
-
-    /** What its read returned, once it returned. */
-    Payout got() throws InterruptedException {
-      thread.join(NEVER.toMillis());
-      assertThat(thread.isAlive()).as("still waiting").isFalse();
-      return taken.get();
-    }
   }
 }
