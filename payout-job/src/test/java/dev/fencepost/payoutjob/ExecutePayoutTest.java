@@ -3,7 +3,6 @@ package dev.fencepost.payoutjob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.fencepost.lock.client.LockTemplate;
 import dev.fencepost.payment.AccountId;
 import dev.fencepost.payment.LedgerImbalanceException;
 import dev.fencepost.payment.PaymentResource;
@@ -13,7 +12,6 @@ import dev.fencepost.payment.autoconfigure.PaydbAutoConfiguration;
 import dev.fencepost.testsupport.metrics.ScrapeCardinality;
 import dev.fencepost.testsupport.postgres.CountingDataSource;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -86,15 +84,7 @@ class ExecutePayoutTest extends OneWorkerTest {
         new CountingDataSource(
             worker.getBean(PaydbAutoConfiguration.DATA_SOURCE_BEAN, DataSource.class));
     PayoutExecutor executor =
-        new PayoutExecutor(
-            worker.getBean(LockTemplate.class),
-            new PaymentResource(counted, new SimpleMeterRegistry()),
-            worker.getBean(RailProxyClient.class),
-            PayoutFailpoint.NONE,
-            PayoutEffectListener.NONE,
-            "w-one-read",
-            Duration.ofMillis(250),
-            new SimpleMeterRegistry());
+        executorOver(new PaymentResource(counted, new SimpleMeterRegistry()), "w-one-read");
     counted.reset();
 
     assertThat(executor.execute(payout).outcome()).isEqualTo(PayoutOutcome.POSTED);

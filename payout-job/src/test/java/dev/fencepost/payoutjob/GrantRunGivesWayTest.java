@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencepost.launcher.postgres.EmbeddedPostgresServer;
 import dev.fencepost.launcher.postgres.PostgresDatabase;
-import dev.fencepost.lock.client.LockTemplate;
 import dev.fencepost.payment.AccountId;
 import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payment.testkit.PaydbFixtures;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -45,16 +43,7 @@ class GrantRunGivesWayTest extends OneWorkerTest {
     payments = new PaymentResource(paydb.dataSource(), new SimpleMeterRegistry());
     fixtures = new PaydbFixtures(paydb.dataSource(), "grant-run-gives-way-test");
     reader = new PayoutCandidateReader(payments, 100, 3);
-    PayoutExecutor executor =
-        new PayoutExecutor(
-            worker.getBean(LockTemplate.class),
-            payments,
-            worker.getBean(RailProxyClient.class),
-            PayoutFailpoint.NONE,
-            PayoutEffectListener.NONE,
-            "w-gives-way",
-            Duration.ofMillis(250),
-            new SimpleMeterRegistry());
+    PayoutExecutor executor = executorOver(payments, "w-gives-way");
     processor = new PayoutProcessor(reader, executor, new PayoutStepTally(), 10);
   }
 

@@ -1,5 +1,9 @@
 package dev.fencepost.payoutjob;
 
+import dev.fencepost.lock.client.LockTemplate;
+import dev.fencepost.payment.PaymentResource;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -24,5 +28,21 @@ abstract class OneWorkerTest {
   @AfterAll
   static void closeWorker() {
     worker.close();
+  }
+
+  /**
+   * An executor with the worker's lock client and proxy client over {@code paydb}: a paydb a test
+   * has wrapped (to count or refuse statements) or one of its own.
+   */
+  static PayoutExecutor executorOver(PaymentResource paydb, String workerId) {
+    return new PayoutExecutor(
+        worker.getBean(LockTemplate.class),
+        paydb,
+        worker.getBean(RailProxyClient.class),
+        PayoutFailpoint.NONE,
+        PayoutEffectListener.NONE,
+        workerId,
+        Duration.ofMillis(250),
+        new SimpleMeterRegistry());
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
-import dev.fencepost.lock.client.LockTemplate;
 import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
@@ -14,7 +13,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
@@ -159,15 +157,9 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
     List<Payout> payouts = platform.accountWithPayouts("grant-no-next", 10_000, 2, 1_000);
     DataSource paydb = worker.getBean(PaydbAutoConfiguration.DATA_SOURCE_BEAN, DataSource.class);
     PayoutExecutor blind =
-        new PayoutExecutor(
-            worker.getBean(LockTemplate.class),
+        executorOver(
             new PaymentResource(refusing(paydb, "q.account_id = ?"), new SimpleMeterRegistry()),
-            worker.getBean(RailProxyClient.class),
-            PayoutFailpoint.NONE,
-            PayoutEffectListener.NONE,
-            "w-no-next",
-            Duration.ofMillis(250),
-            new SimpleMeterRegistry());
+            "w-no-next");
     List<PayoutResult> ended = new ArrayList<>();
 
     blind.execute(payouts.get(0), 10, () -> true, (result, nanos) -> ended.add(result));
