@@ -232,10 +232,11 @@ public final class PaymentResource {
 
   /**
    * Work for the payout job: the oldest PENDING payout of each account that has no payout in
-   * flight, oldest first, at most {@code limit} (1..1000). Accounts with something in flight are
-   * left out; recover those through {@link #inFlight} first (A-15).
+   * flight, oldest first, at most {@code limit} (1..1000), each with the number of PENDING payouts
+   * its account had at the read. Accounts with something in flight are left out; recover those
+   * through {@link #inFlight} first (A-15).
    */
-  public List<Payout> pendingCandidates(int limit) {
+  public List<PendingCandidate> pendingCandidates(int limit) {
     return signalled("pendingCandidates", () -> payouts.pendingCandidates(Checks.pageSize(limit)));
   }
 

@@ -1,6 +1,7 @@
 package dev.fencepost.payment;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import dev.fencepost.lock.FencingToken;
 import dev.fencepost.testsupport.postgres.EmbeddedPostgresExtension;
@@ -19,10 +20,12 @@ class ReadApiTest {
   static AccountId idle;
   static AccountId busy;
   static AccountId ambiguousAccount;
+  static AccountId settledAccount;
   static Payout idleOldest;
   static Payout idleNewer;
   static Payout busyInFlight;
   static Payout ambiguous;
+  static Payout settledPending;
 
   @BeforeAll
   static void arrange() {
@@ -38,13 +41,16 @@ class ReadApiTest {
     scenarios.pending(busy, 100);
     ambiguous = scenarios.payoutIn(PayoutState.RAIL_AMBIGUOUS, ambiguousAccount);
     scenarios.pending(ambiguousAccount, 100);
+    settledAccount = scenarios.account(Scenarios.FUNDING);
+    scenarios.payoutIn(PayoutState.POSTED, settledAccount);
+    settledPending = scenarios.pending(settledAccount, 100);
     scenarios.payoutIn(PayoutState.POSTED);
   }
 
   @Test
   void pendingCandidatesAreTheOldestPerAccountAndSkipAccountsWithAPayoutInFlight() {
     assertThat(resource.pendingCandidates(100))
-        .extracting(Payout::id)
+        .extracting(c -> c.payout().id())
         .contains(idleOldest.id())
         .doesNotContain(idleNewer.id())
         .allSatisfy(
@@ -57,6 +63,34 @@ class ReadApiTest {
   }
 
   @Test
+  void eachPendingCandidateCarriesItsAccountsCountOfPendingPayouts() {
+    assertThat(resource.pendingCandidates(100))
+        .filteredOn(c -> c.payout().accountId().equals(idle))
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.payout().id()).isEqualTo(idleOldest.id());
+              assertThat(c.accountPending()).as("the oldest and the newer").isEqualTo(2);
+            });
+    assertThat(resource.pendingCandidates(100))
+        .filteredOn(c -> c.payout().accountId().equals(settledAccount))
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.payout().id()).isEqualTo(settledPending.id());
+              assertThat(c.accountPending()).as("a POSTED payout is not pending").isEqualTo(1);
+            });
+  }
+
+  @Test
+  void aPendingCandidateNeedsItsPayoutAndAtLeastItselfPending() {
+    assertThatIllegalArgumentException().isThrownBy(() -> new PendingCandidate(null, 1));
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> new PendingCandidate(idleOldest, 0))
+        .withMessageContaining("at least one");
+  }
+
+  @Test
   void theNextPendingPayoutOfAnAccountIsItsOldestUnlessOneIsInFlight() {
     assertThat(resource.nextPending(idle)).map(Payout::id).contains(idleOldest.id());
     assertThat(resource.nextPending(busy)).as("a CLAIMED payout is in flight").isEmpty();
@@ -66,8 +100,8 @@ class ReadApiTest {
     assertThat(resource.nextPending(AccountId.of("no-such-account"))).isEmpty();
     assertThat(resource.pendingCandidates(100))
         .as("the same choice as the job's page, one account at a time")
-        .filteredOn(p -> p.accountId().equals(idle))
-        .extracting(Payout::id)
+        .filteredOn(c -> c.payout().accountId().equals(idle))
+        .extracting(c -> c.payout().id())
         .containsExactly(resource.nextPending(idle).orElseThrow().id());
   }
 

@@ -5,6 +5,7 @@ import dev.fencepost.payment.AccountId;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutId;
 import dev.fencepost.payment.PayoutState;
+import dev.fencepost.payment.PendingCandidate;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -137,15 +138,18 @@ public final class Payouts {
   }
 
   /**
-   * The oldest PENDING payout of each account that has nothing in flight, oldest first. An account
-   * with a payout in flight is skipped: that payout must reach an ending first (A-15), and while it
-   * is ambiguous the balance may overstate what is available (A-09).
+   * The oldest PENDING payout of each account that has nothing in flight, oldest first, with the
+   * account's count of PENDING payouts. An account with a payout in flight is skipped: that payout
+   * must reach an ending first (A-15), and while it is ambiguous the balance may overstate what is
+   * available (A-09). The count is a window over the rows the DISTINCT ON sorts anyway, so it costs
+   * no second pass.
    */
-  public List<Payout> pendingCandidates(int limit) {
+  public List<PendingCandidate> pendingCandidates(int limit) {
     String query =
         """
-        SELECT %s
-          FROM (SELECT DISTINCT ON (p.account_id) p.*
+        SELECT %s, account_pending
+          FROM (SELECT DISTINCT ON (p.account_id) p.*,
+                       count(*) OVER (PARTITION BY p.account_id) AS account_pending
                   FROM payout p
                  WHERE p.state = 'PENDING'
                    AND NOT EXISTS (SELECT 1 FROM payout q
@@ -154,7 +158,12 @@ public final class Payouts {
          ORDER BY created_at, id
          LIMIT :limit"""
             .formatted(Rows.PAYOUT_COLUMNS, IN_FLIGHT);
-    return jdbc.sql(query).param("limit", limit).query(Rows.PAYOUT).list();
+    return jdbc.sql(query)
+        .param("limit", limit)
+        .query(
+            (rs, row) ->
+                new PendingCandidate(Rows.PAYOUT.mapRow(rs, row), rs.getInt("account_pending")))
+        .list();
   }
 
   /**
