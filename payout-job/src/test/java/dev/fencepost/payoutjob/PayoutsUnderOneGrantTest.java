@@ -9,10 +9,6 @@ import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payment.autoconfigure.PaydbAutoConfiguration;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
@@ -27,7 +23,6 @@ import org.springframework.batch.core.BatchStatus;
 import org.springframework.batch.core.ExitStatus;
 import org.springframework.batch.core.job.JobExecution;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
  * One grant of an account's lock carries the account's ready payouts one after another, oldest
@@ -158,7 +153,9 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
     DataSource paydb = worker.getBean(PaydbAutoConfiguration.DATA_SOURCE_BEAN, DataSource.class);
     PayoutExecutor blind =
         executorOver(
-            new PaymentResource(refusing(paydb, "q.account_id = ?"), new SimpleMeterRegistry()),
+            new PaymentResource(
+                PaydbStatements.refusing(paydb, PaydbStatements.NEXT_PENDING),
+                new SimpleMeterRegistry()),
             "w-no-next");
     List<PayoutResult> ended = new ArrayList<>();
 
@@ -232,31 +229,6 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
    * {@code target}, except that a statement containing {@code fragment} fails as an unreachable
    * database would (SQLSTATE 08006), when it is prepared.
    */
-  private static DataSource refusing(DataSource target, String fragment) {
-    return new DelegatingDataSource(target) {
-      @Override
-      public Connection getConnection() throws SQLException {
-        Connection connection = super.getConnection();
-        return (Connection)
-            Proxy.newProxyInstance(
-                Connection.class.getClassLoader(),
-                new Class<?>[] {Connection.class},
-                (proxy, method, args) -> {
-                  if (method.getName().equals("prepareStatement")
-                      && args[0] instanceof String sql
-                      && sql.contains(fragment)) {
-                    throw new SQLException("paydb unreachable (test)", "08006");
-                  }
-                  try {
-                    return method.invoke(connection, args);
-                  } catch (InvocationTargetException e) {
-                    throw e.getCause();
-                  }
-                });
-      }
-    };
-  }
-
   private static PayoutExecutor executor() {
     return worker.getBean(PayoutExecutor.class);
   }
