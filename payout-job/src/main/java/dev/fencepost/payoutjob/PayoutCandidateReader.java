@@ -5,6 +5,7 @@ import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutId;
 import dev.fencepost.payment.PayoutState;
+import dev.fencepost.payment.PendingCandidate;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -43,7 +44,8 @@ import org.springframework.batch.infrastructure.item.ItemReader;
  *
  * <p>A grant that goes on to its account's next payouts (ADR 0236) keeps the thread on one account
  * while the rest of its chunk waits; {@link #grantMayGoOn} ends such a run as soon as another
- * thread is left with nothing to do (ADR 0237).
+ * thread is left with nothing to do (ADR 0237), and {@link #payoutsForGrant} keeps it from looking
+ * for more of the account's payouts than its page counted (ADR 0238).
  */
 public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener {
 
@@ -56,6 +58,13 @@ public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener 
   private final Deque<Payout> queue = new ArrayDeque<>();
   private final Map<PayoutId, Integer> attempts = new HashMap<>();
   private final Set<AccountId> inFlight = new HashSet<>();
+
+  /**
+   * For each PENDING candidate queued or handed out, its account's PENDING payouts when its page
+   * was read (ADR 0238); forgotten when the candidate is dropped or done.
+   */
+  private final Map<PayoutId, Integer> accountPending = new HashMap<>();
+
   private boolean exhausted;
 
   /** Payout threads inside {@link #take} waiting for another thread's attempt to end. */
@@ -164,6 +173,19 @@ public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener 
     return waiting > 0;
   }
 
+  /**
+   * How many payouts the grant for {@code candidate}, taken by this thread and not yet done, may
+   * carry: {@code max}, or fewer when the page that offered it counted fewer PENDING payouts of its
+   * account (ADR 0238). Past that count the account's next payout was not there when the page was
+   * read, so looking for it would, as a rule, be a read of paydb that finds nothing; one created
+   * since is offered by a later page, under a grant of its own. A recovery candidate, whose page
+   * counts nothing, may carry {@code max}.
+   */
+  public synchronized int payoutsForGrant(Payout candidate, int max) {
+    Integer counted = accountPending.get(candidate.id());
+    return counted == null ? max : Math.min(max, counted);
+  }
+
   /** The chunk committed: everything it took was executed and is already done. */
   @Override
   public void afterChunk(ChunkContext context) {
@@ -187,6 +209,7 @@ public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener 
   }
 
   private synchronized void release(Payout payout) {
+    accountPending.remove(payout.id());
     if (inFlight.remove(payout.accountId())) {
       notifyAll();
     }
@@ -225,6 +248,7 @@ public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener 
       // Its account is with another thread of this process: forget it, the attempt is not
       // counted, and a later query offers it again if it is still to do.
       attempts.merge(next.id(), -1, Integer::sum);
+      accountPending.remove(next.id());
     }
   }
 
@@ -254,23 +278,28 @@ public class PayoutCandidateReader implements ItemReader<Payout>, ChunkListener 
     for (PayoutState state : RECOVERABLE) {
       recover.addAll(paydb.inState(state, pageSize));
     }
-    List<Payout> pending = new ArrayList<>(paydb.pendingCandidates(pageSize));
+    List<PendingCandidate> pending = new ArrayList<>(paydb.pendingCandidates(pageSize));
     Collections.shuffle(recover);
     Collections.shuffle(pending);
-    offer(recover);
-    offer(pending);
-  }
-
-  private void offer(List<Payout> page) {
-    for (Payout payout : page) {
-      if (inFlight.contains(payout.accountId())) {
-        continue; // with another thread of this process; offered again by a later query
-      }
-      int tried = attempts.getOrDefault(payout.id(), 0);
-      if (tried < maxAttempts) {
-        attempts.put(payout.id(), tried + 1);
-        queue.add(payout);
+    recover.forEach(this::offer);
+    for (PendingCandidate candidate : pending) {
+      if (offer(candidate.payout())) {
+        accountPending.put(candidate.payout().id(), candidate.accountPending());
       }
     }
+  }
+
+  /** Queues {@code payout} unless its account is taken or it was tried enough; whether it was. */
+  private boolean offer(Payout payout) {
+    if (inFlight.contains(payout.accountId())) {
+      return false; // with another thread of this process; offered again by a later query
+    }
+    int tried = attempts.getOrDefault(payout.id(), 0);
+    if (tried >= maxAttempts) {
+      return false;
+    }
+    attempts.put(payout.id(), tried + 1);
+    queue.add(payout);
+    return true;
   }
 }

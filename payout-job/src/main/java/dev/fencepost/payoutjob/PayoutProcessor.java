@@ -11,7 +11,8 @@ import org.springframework.batch.infrastructure.item.ItemProcessor;
  * candidate's attempt ended, so its account may be handed out again.
  *
  * <p>The grant goes on only while the reader allows it: not while another payout thread of the
- * process waits for work and this one still holds candidates it has not reached (ADR 0237).
+ * process waits for work and this one still holds candidates it has not reached (ADR 0237), and for
+ * no more payouts than the candidate's page counted on its account (ADR 0238).
  */
 final class PayoutProcessor implements ItemProcessor<Payout, PayoutResult> {
 
@@ -43,7 +44,7 @@ final class PayoutProcessor implements ItemProcessor<Payout, PayoutResult> {
       result =
           executor.execute(
               candidate,
-              payoutsPerGrant,
+              reader.payoutsForGrant(candidate, payoutsPerGrant),
               reader::grantMayGoOn,
               (ended, nanos) -> tally.record(ended.outcome(), nanos));
     } finally {

@@ -197,6 +197,27 @@ class ChunkedCandidatesTest {
   }
 
   @Test
+  void aCandidatesGrantMayCarryNoMoreThanItsPageCountedOnItsAccount() throws Exception {
+    Payout pair = fixtures.accountWithPayouts("pair", 10_000, 2, 100).get(0);
+    Payout claimed = fixtures.accountWithPayouts("claimed", 10_000, 1, 100).get(0);
+    paydb.claim(claimed.id(), FencingToken.of(1), Actor.worker("a-crashed-worker"));
+    Payout first = reader.read();
+    assertThat(reader.prefetch()).isTrue();
+    Payout second = reader.read();
+    Payout recovery = first.accountId().equals(claimed.accountId()) ? first : second;
+    Payout pending = recovery == first ? second : first;
+    assertThat(pending.id()).isEqualTo(pair.id());
+
+    assertThat(reader.payoutsForGrant(pending, 10)).as("the two the page counted").isEqualTo(2);
+    assertThat(reader.payoutsForGrant(pending, 1)).as("the bound, when lower").isEqualTo(1);
+    assertThat(reader.payoutsForGrant(recovery, 10))
+        .as("a recovery candidate: its page counted nothing")
+        .isEqualTo(10);
+    reader.done(pending);
+    assertThat(reader.payoutsForGrant(pending, 10)).as("forgotten once done").isEqualTo(10);
+  }
+
+  @Test
   void aPrefetchedCandidateIsCheckedAgainWhenItsTurnComes() throws Exception {
     fixtures.accountWithPayouts("turn", 10_000, 1, 100);
     fixtures.accountWithPayouts("moved", 10_000, 1, 100);
