@@ -32,6 +32,7 @@ import dev.fencepost.payoutjob.RailProxyClient.Submission;
 import dev.fencepost.payoutjob.RailProxyClient.SubmitAnswer;
 import dev.fencepost.payoutjob.RailProxyClient.Unavailable;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
@@ -104,6 +105,26 @@ public final class PayoutExecutor {
   private final Duration lockWait;
   private final Map<PayoutOutcome, Counter> outcomes = new EnumMap<>(PayoutOutcome.class);
   private final Map<PayoutOutcome, Timer> durations = new EnumMap<>(PayoutOutcome.class);
+  private final Map<GrantRunEnd, DistributionSummary> grantRuns = new EnumMap<>(GrantRunEnd.class);
+
+  /**
+   * Why a grant's run of payouts ended, the {@code reason} tag of {@code
+   * fencepost.payout.job.grant.payouts}: with the payouts each run carried, it tells how much one
+   * grant is reused and what stops it (ADRs 0236 to 0238).
+   */
+  enum GrantRunEnd {
+    /** It carried as many as it could: {@code payouts-per-grant}, or its page's count if lower. */
+    BOUND,
+    /** The account had no next payout ready, or paydb could not say which. */
+    NOTHING_NEXT,
+    /** It released the account to an idle payout thread of the process (ADR 0237). */
+    GAVE_WAY,
+    /**
+     * Its last payout ended where a grant does not go on from: ambiguous, deferred, fenced out,
+     * lock lost, or an error.
+     */
+    NOT_FINISHED
+  }
 
   public PayoutExecutor(
       LockTemplate locks,
@@ -135,6 +156,14 @@ public final class PayoutExecutor {
                   "One payout attempt: from the lock's acquire, or from the end of the payout"
                       + " before it under the same grant, to its own end")
               .tag("outcome", outcome.name())
+              .register(meters));
+    }
+    for (GrantRunEnd end : GrantRunEnd.values()) {
+      grantRuns.put(
+          end,
+          DistributionSummary.builder("fencepost.payout.job.grant.payouts")
+              .description("Payouts one grant carried, by why its run ended")
+              .tag("reason", end.name())
               .register(meters));
     }
   }
@@ -181,10 +210,12 @@ public final class PayoutExecutor {
     LockKey key = LockKey.forPayoutAccount(candidate.accountId().value());
     Run run = new Run(candidate, ended);
     try {
-      Optional<Boolean> held =
+      Optional<GrantRunEnd> held =
           locks.tryExecute(key, lockWait, lock -> underGrant(run, key, lock, maxPayouts, mayGoOn));
       if (held.isEmpty()) {
         run.ended(new PayoutResult(candidate.id(), PayoutOutcome.SKIPPED_LOCK_HELD, "lock held"));
+      } else {
+        run.end = held.get();
       }
     } catch (FencedOutException e) {
       // paydb refused: payment-resource has logged lock.fenced_out (guard=paydb) with both values.
@@ -206,6 +237,10 @@ public final class PayoutExecutor {
               run.current.id());
       run.ended(
           new PayoutResult(run.current.id(), PayoutOutcome.LOCK_LOST, String.valueOf(e.reason())));
+    } finally {
+      if (run.granted) {
+        grantRuns.get(run.end).record(run.count);
+      }
     }
     return run.first;
   }
@@ -216,6 +251,8 @@ public final class PayoutExecutor {
     private Payout current;
     private PayoutResult first;
     private int count;
+    private boolean granted;
+    private GrantRunEnd end = GrantRunEnd.NOT_FINISHED;
     private long started = System.nanoTime();
 
     private Run(Payout candidate, ObjLongConsumer<PayoutResult> sink) {
@@ -251,16 +288,21 @@ public final class PayoutExecutor {
   }
 
   /**
-   * The grant's payouts, one after another. True once the last has ended (a fenced refusal or a
-   * lost lock ends the run by its exception instead, with the payout under way not yet ended).
+   * The grant's payouts, one after another, and why the run ended once the last has ended (a fenced
+   * refusal or a lost lock ends the run by its exception instead, with the payout under way not yet
+   * ended).
    */
-  private Boolean underGrant(
+  private GrantRunEnd underGrant(
       Run run, LockKey key, HeldLock lock, int maxPayouts, BooleanSupplier mayGoOn) {
+    run.granted = true;
     while (true) {
       PayoutResult result = underGrant(run.current, key, lock);
       run.ended(result);
-      if (run.count >= maxPayouts || !GOES_ON.contains(result.outcome())) {
-        return true;
+      if (!GOES_ON.contains(result.outcome())) {
+        return GrantRunEnd.NOT_FINISHED;
+      }
+      if (run.count >= maxPayouts) {
+        return GrantRunEnd.BOUND;
       }
       if (!mayGoOn.getAsBoolean()) {
         log.atDebug()
@@ -268,11 +310,11 @@ public final class PayoutExecutor {
             .addKeyValue("accountId", run.current.accountId())
             .addKeyValue("grantPayouts", run.count)
             .log("grant run on {} gives way after {} payouts", key, run.count);
-        return true;
+        return GrantRunEnd.GAVE_WAY;
       }
       Optional<Payout> next = nextOf(run.current);
       if (next.isEmpty()) {
-        return true;
+        return GrantRunEnd.NOTHING_NEXT;
       }
       run.current = next.get();
     }

@@ -8,6 +8,9 @@ import dev.fencepost.payment.PaymentResource;
 import dev.fencepost.payment.Payout;
 import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payment.autoconfigure.PaydbAutoConfiguration;
+import dev.fencepost.payoutjob.PayoutExecutor.GrantRunEnd;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -43,6 +46,7 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
   void anAccountsReadyPayoutsArePostedOldestFirstUnderOneGrant() {
     List<Payout> payouts = platform.accountWithPayouts("grant-run", 10_000, 3, 1_000);
     List<PayoutResult> ended = new ArrayList<>();
+    GrantRuns before = GrantRuns.now(GrantRunEnd.NOTHING_NEXT);
 
     PayoutResult first =
         executor().execute(payouts.get(0), 10, () -> true, (result, nanos) -> ended.add(result));
@@ -66,11 +70,15 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
     assertThat(platform.payments.account(payouts.get(0).accountId()).balanceMinor())
         .isEqualTo(10_000 - 3 * 1_000);
     assertThat(platform.payments.ledgerAudit().driftOf(payouts.get(0).accountId())).isEmpty();
+    assertThat(GrantRuns.now(GrantRunEnd.NOTHING_NEXT))
+        .as("one run, three payouts, ended with nothing next")
+        .isEqualTo(before.plus(1, 3));
   }
 
   @Test
   void aGrantCarriesNoMorePayoutsThanItsBoundAndTheNextGrantHasAHigherToken() {
     List<Payout> payouts = platform.accountWithPayouts("grant-bound", 10_000, 4, 1_000);
+    GrantRuns before = GrantRuns.now(GrantRunEnd.BOUND);
 
     List<PayoutResult> firstGrant = new ArrayList<>();
     executor().execute(payouts.get(0), 2, () -> true, (result, nanos) -> firstGrant.add(result));
@@ -91,6 +99,9 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
     assertThat(done.get(0).tokenStamp()).isEqualTo(done.get(1).tokenStamp());
     assertThat(done.get(2).tokenStamp()).isEqualTo(done.get(3).tokenStamp());
     assertThat(done.get(2).tokenStamp()).isGreaterThan(done.get(1).tokenStamp());
+    assertThat(GrantRuns.now(GrantRunEnd.BOUND))
+        .as("two runs of two, each ended at its bound")
+        .isEqualTo(before.plus(2, 4));
   }
 
   @Test
@@ -98,6 +109,7 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
     List<Payout> payouts = platform.accountWithPayouts("grant-may", 10_000, 3, 1_000);
     List<PayoutResult> ended = new ArrayList<>();
     AtomicInteger asked = new AtomicInteger();
+    GrantRuns before = GrantRuns.now(GrantRunEnd.GAVE_WAY);
 
     executor()
         .execute(
@@ -111,6 +123,7 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
         .extracting(PayoutResult::payoutId)
         .containsExactly(payouts.get(0).id(), payouts.get(1).id());
     assertThat(platform.reload(payouts.get(2)).state()).isEqualTo(PayoutState.PENDING);
+    assertThat(GrantRuns.now(GrantRunEnd.GAVE_WAY)).isEqualTo(before.plus(1, 2));
     assertThat(executor().execute(payouts.get(2)).outcome())
         .as("the lock was released")
         .isEqualTo(PayoutOutcome.POSTED);
@@ -124,12 +137,14 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
     List<Payout> payouts = platform.accountWithPayouts("grant-ambiguous", 10_000, 2, 1_000);
     platform.railFaults(Map.of(payouts.get(0).clientReference(), "TIMEOUT_BEFORE_SETTLE"));
     List<PayoutResult> ended = new ArrayList<>();
+    GrantRuns before = GrantRuns.now(GrantRunEnd.NOT_FINISHED);
 
     executor().execute(payouts.get(0), 10, () -> true, (result, nanos) -> ended.add(result));
 
     assertThat(ended).extracting(PayoutResult::outcome).containsExactly(PayoutOutcome.AMBIGUOUS);
     assertThat(platform.reload(payouts.get(1)).state()).isEqualTo(PayoutState.PENDING);
     assertThat(platform.submissions(payouts.get(1).id())).isZero();
+    assertThat(GrantRuns.now(GrantRunEnd.NOT_FINISHED)).isEqualTo(before.plus(1, 1));
   }
 
   @Test
@@ -244,5 +259,26 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
       }
     }
     return 0;
+  }
+
+  /**
+   * The worker's {@code fencepost.payout.job.grant.payouts} for one ending: grant runs so far, and
+   * the payouts they carried.
+   */
+  private record GrantRuns(long runs, long payouts) {
+
+    static GrantRuns now(GrantRunEnd end) {
+      DistributionSummary summary =
+          worker
+              .getBean(MeterRegistry.class)
+              .get("fencepost.payout.job.grant.payouts")
+              .tag("reason", end.name())
+              .summary();
+      return new GrantRuns(summary.count(), (long) summary.totalAmount());
+    }
+
+    GrantRuns plus(long moreRuns, long morePayouts) {
+      return new GrantRuns(runs + moreRuns, payouts + morePayouts);
+    }
   }
 }
