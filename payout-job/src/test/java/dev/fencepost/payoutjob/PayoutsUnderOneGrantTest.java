@@ -240,10 +240,6 @@ class PayoutsUnderOneGrantTest extends OneWorkerTest {
     assertThat(properties.getPayoutsPerGrant()).isEqualTo(10);
   }
 
-  /**
-   * {@code target}, except that a statement containing {@code fragment} fails as an unreachable
-   * database would (SQLSTATE 08006), when it is prepared.
-   */
   private static PayoutExecutor executor() {
     return worker.getBean(PayoutExecutor.class);
   }
