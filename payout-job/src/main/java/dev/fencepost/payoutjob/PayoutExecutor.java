@@ -75,7 +75,9 @@ import org.springframework.dao.DataAccessException;
  *
  * <p>A grant may carry several payouts of its account, one after another and oldest first (ADR
  * 0236): each is claimed under the same token, which both guards accept as long as no later grant
- * has been seen, and each is re-read by its own claim. The lock is released after the last.
+ * has been seen, and each is re-read by its own claim. The lock is released after the last, or as
+ * soon as its lease has too little time left for another payout (ADR 0239): a run lasts seconds and
+ * lives on its renewals, which an overloaded machine delays.
  *
  * <p>Recovery by state and the proxy's record: CLAIMED with no proxy record was never sent, so it
  * is re-claimed and submitted; CLAIMED or RAIL_SUBMITTED with a record is resolved from the record
@@ -119,6 +121,11 @@ public final class PayoutExecutor {
     NOTHING_NEXT,
     /** It released the account to an idle payout thread of the process (ADR 0237). */
     GAVE_WAY,
+    /**
+     * Its lease had too little time left for another payout: less than twice the longest payout the
+     * run had taken (ADR 0239).
+     */
+    LEASE_SHORT,
     /**
      * Its last payout ended where a grant does not go on from: ambiguous, deferred, fenced out,
      * lock lost, or an error.
@@ -187,9 +194,10 @@ public final class PayoutExecutor {
   /**
    * Executes or recovers {@code candidate}, then, while the grant lasts, up to {@code maxPayouts}
    * payouts in all of its account, each the account's oldest PENDING one (ADR 0236). The run goes
-   * on only after a payout that ended where this grant may go on from ({@link #GOES_ON}), and only
-   * while {@code mayGoOn} says so, asked after each such payout before the next is looked for (the
-   * step's reader says no while another payout thread waits for work, ADR 0237); any other ending
+   * on only after a payout that ended where this grant may go on from ({@link #GOES_ON}), only
+   * while the lease has room for another ({@link #hasRoomForAnother}, ADR 0239), and only while
+   * {@code mayGoOn} says so, asked after each such payout before the next is looked for (the step's
+   * reader says no while another payout thread waits for work, ADR 0237); any other ending
    * (ambiguity, a fenced refusal, a lost lock, nothing decided) releases the lock at once, as the
    * one-payout run did. Each payout is counted, logged and handed to {@code ended} as it ends, in
    * order, with its duration in nanoseconds: from the call, or from the end of the payout before
@@ -254,6 +262,7 @@ public final class PayoutExecutor {
     private boolean granted;
     private GrantRunEnd end = GrantRunEnd.NOT_FINISHED;
     private long started = System.nanoTime();
+    private long longestNanos;
 
     private Run(Payout candidate, ObjLongConsumer<PayoutResult> sink) {
       this.current = candidate;
@@ -272,6 +281,7 @@ public final class PayoutExecutor {
       long now = System.nanoTime();
       long took = now - started;
       started = now;
+      longestNanos = Math.max(longestNanos, took);
       outcomes.get(result.outcome()).increment();
       durations.get(result.outcome()).record(Duration.ofNanos(took));
       log.atInfo()
@@ -304,6 +314,22 @@ public final class PayoutExecutor {
       if (run.count >= maxPayouts) {
         return GrantRunEnd.BOUND;
       }
+      Duration remaining = lock.remaining();
+      if (!hasRoomForAnother(remaining, run.longestNanos)) {
+        log.atInfo()
+            .addKeyValue("event", "payout.grant_run_ended")
+            .addKeyValue("accountId", run.current.accountId())
+            .addKeyValue("reason", GrantRunEnd.LEASE_SHORT)
+            .addKeyValue("grantPayouts", run.count)
+            .addKeyValue("remainingMs", remaining.toMillis())
+            .addKeyValue("longestPayoutMs", Duration.ofNanos(run.longestNanos).toMillis())
+            .log(
+                "grant run on {} ends after {} payouts: {} ms left on its lease",
+                key,
+                run.count,
+                remaining.toMillis());
+        return GrantRunEnd.LEASE_SHORT;
+      }
       if (!mayGoOn.getAsBoolean()) {
         log.atDebug()
             .addKeyValue("event", "payout.grant_run_yielded")
@@ -318,6 +344,17 @@ public final class PayoutExecutor {
       }
       run.current = next.get();
     }
+  }
+
+  /**
+   * Whether a lease with {@code remaining} time left has room for another payout of a run whose
+   * longest payout took {@code longestNanos}: twice that, because the next payout's time is known
+   * only by the ones before it, and a machine slow enough to delay the renewals slows the payouts
+   * too (ADR 0239). A payout started without that room is the one that outlives the lease, is
+   * stopped at {@link HeldLock#ensureHeld()} after its claim, and needs a second grant to recover.
+   */
+  static boolean hasRoomForAnother(Duration remaining, long longestNanos) {
+    return remaining.toNanos() > 2 * longestNanos;
   }
 
   /**

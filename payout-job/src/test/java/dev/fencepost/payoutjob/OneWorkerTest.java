@@ -2,6 +2,7 @@ package dev.fencepost.payoutjob;
 
 import dev.fencepost.lock.client.LockTemplate;
 import dev.fencepost.payment.PaymentResource;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -35,14 +36,21 @@ abstract class OneWorkerTest {
    * has wrapped (to count or refuse statements) or one of its own.
    */
   static PayoutExecutor executorOver(PaymentResource paydb, String workerId) {
+    return executorOver(
+        worker.getBean(LockTemplate.class), paydb, workerId, new SimpleMeterRegistry());
+  }
+
+  /** The same, taking its locks through {@code locks} and counting in {@code meters}. */
+  static PayoutExecutor executorOver(
+      LockTemplate locks, PaymentResource paydb, String workerId, MeterRegistry meters) {
     return new PayoutExecutor(
-        worker.getBean(LockTemplate.class),
+        locks,
         paydb,
         worker.getBean(RailProxyClient.class),
         PayoutFailpoint.NONE,
         PayoutEffectListener.NONE,
         workerId,
         Duration.ofMillis(250),
-        new SimpleMeterRegistry());
+        meters);
   }
 }
