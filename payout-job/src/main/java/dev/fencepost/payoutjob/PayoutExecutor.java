@@ -112,7 +112,7 @@ public final class PayoutExecutor {
   /**
    * Why a grant's run of payouts ended, the {@code reason} tag of {@code
    * fencepost.payout.job.grant.payouts}: with the payouts each run carried, it tells how much one
-   * grant is reused and what stops it (ADRs 0236 to 0238).
+   * grant is reused and what stops it (ADRs 0236 to 0239).
    */
   enum GrantRunEnd {
     /** It carried as many as it could: {@code payouts-per-grant}, or its page's count if lower. */
