@@ -3,11 +3,8 @@ package dev.fencepost.payoutjob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
-import dev.fencepost.lock.LockGrant;
 import dev.fencepost.lock.LockKey;
-import dev.fencepost.lock.LockLostException;
 import dev.fencepost.lock.client.HeldLock;
-import dev.fencepost.lock.client.LockLostListener;
 import dev.fencepost.lock.client.LockTemplate;
 import dev.fencepost.lock.client.LockedWork;
 import dev.fencepost.payment.PaymentResource;
@@ -16,6 +13,8 @@ import dev.fencepost.payment.PayoutState;
 import dev.fencepost.payoutjob.PayoutExecutor.GrantRunEnd;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -155,44 +154,25 @@ class GrantRunLeaseRoomTest extends OneWorkerTest {
     return executorOver(reporting, payments, "w-lease-room", meters);
   }
 
-  /** {@code lock} as it is, except for the time it reports left on its lease. */
+  /**
+   * {@code lock} as it is, except for the time it reports left on its lease: every other call goes
+   * to the real lock, as {@link PaydbStatements} passes statements to the real paydb.
+   */
   private static HeldLock reporting(HeldLock lock, Deque<Duration> reports) {
-    return new HeldLock() {
-      @Override
-      public LockGrant grant() {
-        return lock.grant();
-      }
-
-      @Override
-      public boolean isHeld() {
-        return lock.isHeld();
-      }
-
-      @Override
-      public void ensureHeld() {
-        lock.ensureHeld();
-      }
-
-      @Override
-      public Duration remaining() {
-        return reports.size() > 1 ? reports.poll() : reports.peek();
-      }
-
-      @Override
-      public void onLost(LockLostListener listener) {
-        lock.onLost(listener);
-      }
-
-      @Override
-      public Optional<LockLostException.Reason> lostReason() {
-        return lock.lostReason();
-      }
-
-      @Override
-      public void close() {
-        lock.close();
-      }
-    };
+    return (HeldLock)
+        Proxy.newProxyInstance(
+            HeldLock.class.getClassLoader(),
+            new Class<?>[] {HeldLock.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("remaining")) {
+                return reports.size() > 1 ? reports.poll() : reports.peek();
+              }
+              try {
+                return method.invoke(lock, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 
   /**
